@@ -1,0 +1,42 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Keyhold",
+    products: [
+        .library(name: "KeyholdKit", targets: ["KeyholdKit"]),
+        .library(name: "KeyholdLinux", targets: ["KeyholdLinux"]),
+        .executable(name: "keyhold", targets: ["keyhold"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+    ],
+    targets: [
+        // The pure engine: no Linux headers, deterministic given a clock.
+        .target(
+            name: "KeyholdKit",
+            dependencies: [.product(name: "TOMLKit", package: "TOMLKit")],
+            resources: []
+        ),
+        // C libraries from Debian, found through pkg-config.
+        .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
+        .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
+        .systemLibrary(name: "CXKBCommon", pkgConfig: "xkbcommon", providers: [.apt(["libxkbcommon-dev"])]),
+        // Linux adapters: evdev input, uinput output, udev hotplug, xkbcommon layouts, the epoll loop.
+        .target(
+            name: "KeyholdLinux",
+            dependencies: ["KeyholdKit", "CEvdev", "CUdev", "CXKBCommon"]
+        ),
+        .executableTarget(
+            name: "keyhold",
+            dependencies: [
+                "KeyholdKit", "KeyholdLinux",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // Prints engine throughput; run with `swift run -c release KeyholdBenchmarks`.
+        .executableTarget(name: "KeyholdBenchmarks", dependencies: ["KeyholdKit"]),
+        .testTarget(name: "KeyholdKitTests", dependencies: ["KeyholdKit"]),
+    ]
+)

@@ -1,0 +1,63 @@
+/// What a key does, in KeyboardKit's vocabulary. A key's gestures (press, long press, ...) are
+/// handled by running them on its action through the `KeyboardActionHandler`.
+public enum KeyboardAction: Hashable, Sendable {
+    /// Types one character (and opens its callouts on long press).
+    case character(String)
+    /// Types a string.
+    case text(String)
+    case backspace
+    case space
+    case tab
+    case primary(PrimaryType)
+    case escape
+    case shift
+    case capsLock
+    case control
+    case option
+    case command
+    case moveCursorBackward
+    case moveCursorForward
+    /// Switches the active layer (a keyboard type in KeyboardKit's words).
+    case keyboardType(KeyboardType)
+    /// Cycles the configured locales.
+    case nextLocale
+    case emoji(String)
+    /// A named action for custom handlers to implement.
+    case custom(named: String)
+    /// Does nothing, swallowing the key.
+    case none
+    /// Sends this key to the virtual keyboard unchanged.
+    case key(KeyCode)
+
+    /// KeyboardKit's primary (return) key kinds.
+    public enum PrimaryType: String, Hashable, Sendable, CaseIterable {
+        case `return`, done, go, newLine, ok, search, send
+    }
+
+    /// Actions that change input text, which get the input sound.
+    public var isInputAction: Bool {
+        switch self {
+        case .character, .text, .space, .tab, .emoji: return true
+        default: return false
+        }
+    }
+
+    /// Actions that act on the keyboard itself, which get the system sound.
+    public var isSystemAction: Bool {
+        switch self {
+        case .shift, .capsLock, .control, .option, .command, .keyboardType, .nextLocale, .primary, .escape,
+             .moveCursorBackward, .moveCursorForward, .custom:
+            return true
+        default: return false
+        }
+    }
+
+    /// Whether holding the key repeats its press action (KeyboardKit repeats backspace; a physical
+    /// keyboard user also expects cursor keys, space and plain characters to repeat).
+    public var repeatsWhenHeld: Bool {
+        switch self {
+        case .backspace, .moveCursorBackward, .moveCursorForward, .space, .character, .key: return true
+        default: return false
+        }
+    }
+}

@@ -1,0 +1,14 @@
+/// Runs gestures on actions, as KeyboardKit's action handler.
+public protocol KeyboardActionHandler: AnyObject {
+    /// Whether `gesture` on `action` does anything (the engine only schedules long presses and
+    /// repeats that do).
+    func canHandle(_ gesture: KeyboardGesture, on action: KeyboardAction) -> Bool
+    func handle(_ gesture: KeyboardGesture, on action: KeyboardAction)
+    /// A key pressed while a callout is open.
+    func handle(_ intent: CalloutKeyIntent)
+}
+
+extension KeyboardActionHandler {
+    /// Handles a press, as KeyboardKit's `handle(_:)`.
+    public func handle(_ action: KeyboardAction) { handle(.press, on: action) }
+}

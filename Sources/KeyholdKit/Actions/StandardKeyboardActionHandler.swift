@@ -1,0 +1,125 @@
+/// KeyboardKit's standard action handler, for physical keys: characters type on press, backspace
+/// deletes, a long press on a character opens its callouts, and every handled gesture triggers
+/// feedback. Subclass it and override `action(for:on:)` to change what a gesture does.
+open class StandardKeyboardActionHandler: KeyboardActionHandler {
+    public typealias GestureAction = (KeyboardController) -> Void
+
+    public var keyboardController: KeyboardController
+    public unowned var keyboardContext: KeyboardContext
+    public unowned var calloutContext: CalloutContext
+    public var calloutActionProvider: CalloutActionProvider
+    public var feedbackHandler: KeyboardFeedbackHandler
+
+    public init(keyboardController: KeyboardController, keyboardContext: KeyboardContext, calloutContext: CalloutContext,
+                calloutActionProvider: CalloutActionProvider, feedbackHandler: KeyboardFeedbackHandler) {
+        self.keyboardController = keyboardController; self.keyboardContext = keyboardContext
+        self.calloutContext = calloutContext; self.calloutActionProvider = calloutActionProvider
+        self.feedbackHandler = feedbackHandler
+    }
+
+    /// The key whose gesture is being handled, set by the engine (callouts remember it).
+    public var currentKey: KeyCode?
+
+    open func canHandle(_ gesture: KeyboardGesture, on action: KeyboardAction) -> Bool {
+        self.action(for: gesture, on: action) != nil
+    }
+
+    open func handle(_ gesture: KeyboardGesture, on action: KeyboardAction) {
+        guard let gestureAction = self.action(for: gesture, on: action) else { return }
+        gestureAction(keyboardController)
+        triggerFeedback(for: gesture, on: action)
+    }
+
+    open func triggerFeedback(for gesture: KeyboardGesture, on action: KeyboardAction) {
+        feedbackHandler.triggerFeedback(for: gesture, on: action)
+    }
+
+    /// What `gesture` does on `action`, or nil when it does nothing.
+    open func action(for gesture: KeyboardGesture, on action: KeyboardAction) -> GestureAction? {
+        switch gesture {
+        case .press: return pressAction(for: action)
+        case .release: return releaseAction(for: action)
+        case .repeatPress:
+            if case .key(let key) = action { return { $0.keyRepeat(key) } }
+            return action.repeatsWhenHeld ? pressAction(for: action) : nil
+        case .longPress:
+            // A long press on a character opens its callouts, if it has any.
+            guard case .character = action, !calloutActionProvider.calloutActions(for: action).isEmpty else { return nil }
+            return { [weak self] _ in self?.openCallout(for: action) }
+        case .doubleTap: return nil
+        }
+    }
+
+    open func pressAction(for action: KeyboardAction) -> GestureAction? {
+        switch action {
+        case .character(let text), .text(let text), .emoji(let text): return { $0.insertText(text) }
+        case .space: return { $0.insertText(" ") }
+        case .tab: return { $0.insertText("\t") }
+        case .primary: return { $0.insertText("\n") }
+        case .backspace: return { $0.deleteBackward(times: 1) }
+        case .escape: return { $0.keyDown(.esc); $0.keyUp(.esc) }
+        case .moveCursorBackward: return { $0.adjustTextPosition(by: -1) }
+        case .moveCursorForward: return { $0.adjustTextPosition(by: 1) }
+        case .shift, .control, .option, .command, .capsLock, .key:
+            guard let key = Self.outputKey(for: action) else { return nil }
+            // A key bound to a modifier acts as one: later keys see it held.
+            let modifier = ModifierKeys(key: key)
+            return { [weak self] in
+                if let modifier { self?.keyboardContext.heldModifiers.insert(modifier) }
+                $0.keyDown(key)
+            }
+        case .keyboardType(let type):
+            return { [weak self] _ in
+                guard let context = self?.keyboardContext else { return }
+                context.keyboardType = context.keyboardType == type ? .alphabetic : type
+            }
+        case .nextLocale: return { [weak self] _ in self?.keyboardContext.selectNextLocale() }
+        case .custom, .none: return nil
+        }
+    }
+
+    open func releaseAction(for action: KeyboardAction) -> GestureAction? {
+        guard let key = Self.outputKey(for: action) else { return nil }
+        let modifier = ModifierKeys(key: key)
+        return { [weak self] in
+            if let modifier { self?.keyboardContext.heldModifiers.remove(modifier) }
+            $0.keyUp(key)
+        }
+    }
+
+    /// Opens the callout for a character typed on press, if it has candidates.
+    open func openCallout(for action: KeyboardAction) {
+        guard case .character(let base) = action else { return }
+        let candidates = calloutActionProvider.calloutActions(for: action).compactMap { a -> String? in
+            if case .character(let c) = a { return c } else { return nil }
+        }
+        calloutContext.open(key: currentKey ?? KeyCode(0), base: base, candidates: candidates)
+    }
+
+    open func handle(_ intent: CalloutKeyIntent) {
+        let controller = keyboardController
+        switch intent {
+        case .select(let n): calloutContext.show(n, using: controller); calloutContext.close()
+        case .next: calloutContext.move(by: 1, using: controller)
+        case .previous: calloutContext.move(by: -1, using: controller)
+        case .commit, .typeThrough: calloutContext.close()
+        case .cancel: calloutContext.show(0, using: controller); calloutContext.close()
+        case .ignore: return
+        }
+        feedbackHandler.triggerHapticFeedback(.selectionChanged)
+        feedbackHandler.triggerAudioFeedback(.system)
+    }
+
+    /// The key a key-like action holds on the output.
+    public static func outputKey(for action: KeyboardAction) -> KeyCode? {
+        switch action {
+        case .key(let key): return key
+        case .shift: return .leftShift
+        case .control: return .leftCtrl
+        case .option: return .leftAlt
+        case .command: return .leftMeta
+        case .capsLock: return .capsLock
+        default: return nil
+        }
+    }
+}

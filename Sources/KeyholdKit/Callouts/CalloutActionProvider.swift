@@ -1,0 +1,5 @@
+/// Gives the callout (accent picker) actions for an action, as KeyboardKit's callout service.
+public protocol CalloutActionProvider: AnyObject {
+    /// The candidates for `action` in their display order, without the action itself.
+    func calloutActions(for action: KeyboardAction) -> [KeyboardAction]
+}

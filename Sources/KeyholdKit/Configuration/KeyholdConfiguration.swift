@@ -1,0 +1,48 @@
+/// The whole configuration, as read from TOML (see `keyhold.toml` for the documented default).
+public struct KeyholdConfiguration: Hashable, Sendable {
+    public var devices = DeviceSettings()
+    public var gestures = GestureSettings()
+    public var callouts = CalloutSettings()
+    public var output = OutputSettings()
+    public var bindings = KeyBindings()
+    public var feedback = KeyboardFeedbackSettings()
+    public init() {}
+
+    /// `[devices]`: which keyboards to grab.
+    public struct DeviceSettings: Hashable, Sendable {
+        /// Empty: every keyboard-like device.
+        public var include: [DevicePattern] = []
+        public var exclude: [DevicePattern] = []
+        public init() {}
+
+        /// Whether a device that looks like a keyboard (or not) is taken.
+        public func accepts(name: String, vendor: UInt16, product: UInt16, phys: String, isKeyboard: Bool) -> Bool {
+            if exclude.contains(where: { $0.matches(name: name, vendor: vendor, product: product, phys: phys) }) { return false }
+            if include.isEmpty { return isKeyboard }
+            return include.contains { $0.matches(name: name, vendor: vendor, product: product, phys: phys) }
+        }
+    }
+
+    /// `[callouts]`.
+    public struct CalloutSettings: Hashable, Sendable {
+        public var enabled = true
+        /// The first is active at start; `nextLocale` cycles them.
+        public var locales = ["en"]
+        /// Candidates per base character, replacing the locale's.
+        public var custom: [Character: [String]] = [:]
+        public init() {}
+    }
+
+    /// `[output]`.
+    public struct OutputSettings: Hashable, Sendable {
+        /// XKB layout; nil means /etc/default/keyboard, else `us`.
+        public var layout: String?
+        public var variant: String?
+        public var options: String?
+        public var unicodeMethod: UnicodeMethod = .console
+        public var composeKey: KeyCode = .compose
+        /// Pause between synthetic key events, in microseconds (some programs drop fast input).
+        public var paceMicroseconds = 0
+        public init() {}
+    }
+}

@@ -1,0 +1,199 @@
+/// The pure heart of Keyhold: takes key events from grabbed keyboards, decides per key whether it
+/// is forwarded unchanged or handled, turns handled keys' timing into gestures, and runs them
+/// through the services. Single-threaded and deterministic: times come from the events and from
+/// `advance(to:)`, never from a clock.
+public final class KeyholdEngine {
+    public let services: KeyboardServices
+    public var bindings: KeyBindings
+    public var recognizer: GestureRecognizer
+    public var observer: EngineObserver?
+    /// Called when Backspace+Escape+Enter are held together; the daemon exits.
+    public var onPanic: (() -> Void)?
+    /// Whether handled keys and callouts are active; paused, every key is forwarded.
+    public var isPaused = false
+    /// Whether callouts open at all (`[callouts] enabled`).
+    public var calloutsEnabled: Bool
+
+    /// How a key that is down was routed, so its release goes the same way.
+    private enum Route: UInt8 { case idle, forwarded, handled, consumed }
+    private var routes = [Route](repeating: .idle, count: KeyCode.count)
+    /// The action of each handled key that is down.
+    private var actions = [KeyboardAction?](repeating: nil, count: KeyCode.count)
+    /// Keys physically down, for the panic escape.
+    private var physical = OutputKeyState()
+    public private(set) var now = Timestamp.zero
+
+    public init(services: KeyboardServices, configuration: KeyholdConfiguration = KeyholdConfiguration()) {
+        self.services = services
+        self.bindings = configuration.bindings
+        self.recognizer = GestureRecognizer(settings: configuration.gestures)
+        self.calloutsEnabled = configuration.callouts.enabled
+        services.calloutContext.observers.append { [weak self] event in
+            guard let self, let observer = self.observer else { return }
+            observer.record(.callout(event, self.now))
+        }
+    }
+
+    /// Builds standard services for a configuration, typing onto `output`.
+    public convenience init(configuration: KeyholdConfiguration = KeyholdConfiguration(), output: KeyEventOutput,
+                            layout: KeyboardLayout = USLayout()) {
+        self.init(services: KeyboardServices(configuration: configuration, output: output, layout: layout),
+                  configuration: configuration)
+    }
+
+    /// When the daemon's timer must next call `advance(to:)`.
+    public var nextDeadline: Timestamp? { recognizer.nextDeadline }
+
+    /// Fires every gesture due at or before `time`.
+    public func advance(to time: Timestamp) {
+        while let due = recognizer.nextDue(at: time) {
+            now = due.time
+            guard let action = actions[Int(due.key.rawValue)] else { continue }
+            run(due.gesture, key: due.key, action: action)
+        }
+        if time > now { now = time }
+    }
+
+    /// Handles one key event from a grabbed keyboard.
+    public func handle(_ event: KeyEvent) {
+        advance(to: event.time)
+        now = max(now, event.time)
+        observer?.record(.input(event))
+        let key = event.code, i = Int(key.rawValue)
+        guard i < KeyCode.count else { return }
+        switch event.state {
+        case .autoRepeat:
+            // Kernel repeats of keys the engine owns are dropped; forwarded keys keep theirs.
+            if routes[i] == .forwarded { forward(key, .autoRepeat) }
+        case .down:
+            guard routes[i] == .idle else { return }
+            physical.set(key, down: true)
+            if physical.isDown(.backspace) && physical.isDown(.esc) && physical.isDown(.enter) {
+                observer?.record(.panic(now))
+                onPanic?()
+            }
+            keyDown(key)
+        case .up:
+            physical.set(key, down: false)
+            keyUp(key)
+        }
+    }
+
+    private func keyDown(_ key: KeyCode) {
+        let context = services.keyboardContext
+        let modifier = ModifierKeys(key: key)
+        if modifier == nil { recognizer.otherKeyPressed() }
+        if let modifier { context.heldModifiers.insert(modifier) }
+
+        let callouts = services.calloutContext
+        if callouts.isOpen {
+            let intent = callouts.intent(for: key, modifiers: context.heldModifiers)
+            switch intent {
+            case .ignore: break
+            case .typeThrough: services.actionHandler.handle(intent)
+            default:
+                services.actionHandler.handle(intent)
+                routes[Int(key.rawValue)] = .consumed
+                return
+            }
+        }
+
+        if modifier != nil || isPaused || context.isShortcutHeld {
+            forwardDown(key); return
+        }
+        let binding = bindings.binding(for: key, in: context.keyboardType)
+        guard let action = binding?.actions[.press] ?? binding.map({ _ in KeyboardAction.none }) ?? defaultAction(for: key) else {
+            forwardDown(key); return
+        }
+        let i = Int(key.rawValue)
+        routes[i] = .handled
+        actions[i] = action
+        let handler = services.actionHandler
+        let longPress = binding?.actions[.longPress] != nil || (calloutsEnabled && handler.canHandle(.longPress, on: action))
+        let repeats = !longPress && (binding?.actions[.repeatPress] != nil || handler.canHandle(.repeatPress, on: action))
+        recognizer.press(key, at: now, longPress: longPress, repeats: repeats)
+        run(.press, key: key, action: action)
+    }
+
+    private func keyUp(_ key: KeyCode) {
+        let i = Int(key.rawValue)
+        if let modifier = ModifierKeys(key: key) {
+            // The other side's key may still hold the same modifier.
+            let twin: KeyCode? = [KeyCode.leftShift: .rightShift, .rightShift: .leftShift, .leftCtrl: .rightCtrl,
+                                  .rightCtrl: .leftCtrl, .leftMeta: .rightMeta, .rightMeta: .leftMeta][key]
+            if twin.map({ !physical.isDown($0) }) ?? true { services.keyboardContext.heldModifiers.remove(modifier) }
+        }
+        switch routes[i] {
+        case .idle: return
+        case .forwarded:
+            forward(key, .up)
+        case .consumed:
+            break
+        case .handled:
+            let action = actions[i]!
+            let doubleTap = recognizer.release(key, at: now)
+            run(.release, key: key, action: action)
+            if doubleTap { run(.doubleTap, key: key, action: action) }
+        }
+        routes[i] = .idle
+        actions[i] = nil
+    }
+
+    /// A key with no binding is handled when the character it types has callouts; else forwarded.
+    private func defaultAction(for key: KeyCode) -> KeyboardAction? {
+        guard calloutsEnabled else { return nil }
+        let context = services.keyboardContext
+        guard let character = services.layout.character(
+            for: key, modifiers: context.heldModifiers.intersection([.shift, .altGr]), capsLock: context.isCapsLockOn),
+              !character.isWhitespace else { return nil }
+        let action = KeyboardAction.character(String(character))
+        return services.calloutActionProvider.calloutActions(for: action).isEmpty ? nil : action
+    }
+
+    /// Runs a gesture: a binding for that gesture is tapped as its own action; otherwise the
+    /// handler decides what the gesture does on the key's action.
+    private func run(_ gesture: KeyboardGesture, key: KeyCode, action: KeyboardAction) {
+        let handler = services.actionHandler
+        (handler as? StandardKeyboardActionHandler)?.currentKey = key
+        let bound = gesture == .press ? nil : bindings.binding(for: key, in: services.keyboardContext.keyboardType)?.actions[gesture]
+        observer?.record(.gesture(key, gesture, bound ?? action, now))
+        if let bound {
+            handler.handle(.press, on: bound)
+            handler.handle(.release, on: bound)
+        } else {
+            handler.handle(gesture, on: action)
+        }
+    }
+
+    private func forwardDown(_ key: KeyCode) {
+        routes[Int(key.rawValue)] = .forwarded
+        if key == .capsLock { services.keyboardContext.isCapsLockOn.toggle() }
+        forward(key, .down)
+    }
+
+    private func forward(_ key: KeyCode, _ state: KeyState) {
+        observer?.record(.forwarded(key, state, now))
+        let controller = services.keyboardController
+        switch state {
+        case .down: controller.keyDown(key)
+        case .up: controller.keyUp(key)
+        case .autoRepeat: controller.keyRepeat(key)
+        }
+    }
+
+    /// Lets go of every key: the output releases what it holds and pending gestures are dropped.
+    /// Used on shutdown, when a device vanishes mid-hold, and before suspend.
+    public func releaseAll() {
+        services.calloutContext.close()
+        recognizer.cancelAll()
+        for i in routes.indices { routes[i] = .idle; actions[i] = nil }
+        physical = OutputKeyState()
+        services.keyboardContext.heldModifiers = []
+        services.keyboardController.releaseAllKeys()
+    }
+
+    /// Releases the given keys as if they went up (a device that vanished held them).
+    public func release(keys: [KeyCode], at time: Timestamp) {
+        for key in keys where routes[Int(key.rawValue)] != .idle { handle(KeyEvent(key, .up, at: time)) }
+    }
+}

@@ -1,0 +1,80 @@
+/// Turns key timing into gestures for the keys the engine handles. Driven only by event times and
+/// `now`: the caller fires due deadlines with `nextDue(at:)` before handling each later event.
+public struct GestureRecognizer {
+    public var settings: GestureSettings
+
+    private struct HeldKey {
+        var key: KeyCode
+        var longPressAt: Int64?
+        var repeatAt: Int64?
+    }
+    /// Handled keys currently down; a handful at most, so a linear scan beats any index.
+    private var held: [HeldKey] = []
+    /// Time of each key's last release, for double taps (Int64.min: none).
+    private var lastRelease = [Int64](repeating: .min, count: KeyCode.count)
+
+    public init(settings: GestureSettings = GestureSettings()) {
+        self.settings = settings
+        held.reserveCapacity(16)
+    }
+
+    /// A handled key went down. Schedules its long press and/or repeat.
+    public mutating func press(_ key: KeyCode, at time: Timestamp, longPress: Bool, repeats: Bool) {
+        held.removeAll { $0.key == key }
+        let t = time.microseconds
+        held.append(HeldKey(
+            key: key,
+            longPressAt: longPress ? t + Int64(settings.longPressDelay) * 1000 : nil,
+            repeatAt: repeats ? t + Int64(settings.repeatDelay) * 1000 : nil))
+    }
+
+    /// Another key went down: rollover cancels the pending long press and the repeat of every
+    /// held key (only the newest key repeats, as the kernel does).
+    public mutating func otherKeyPressed() {
+        for i in held.indices { held[i].longPressAt = nil; held[i].repeatAt = nil }
+    }
+
+    /// A handled key went up; returns whether this release completes a double tap.
+    public mutating func release(_ key: KeyCode, at time: Timestamp) -> Bool {
+        held.removeAll { $0.key == key }
+        let i = Int(key.rawValue), t = time.microseconds
+        guard i < lastRelease.count else { return false }
+        let previous = lastRelease[i]
+        if previous != .min && t - previous <= Int64(settings.doubleTapInterval) * 1000 {
+            lastRelease[i] = .min
+            return true
+        }
+        lastRelease[i] = t
+        return false
+    }
+
+    /// Forgets a key without a release gesture (its device vanished).
+    public mutating func cancel(_ key: KeyCode) { held.removeAll { $0.key == key } }
+    public mutating func cancelAll() { held.removeAll(keepingCapacity: true) }
+
+    /// The earliest pending deadline, for the daemon's timer.
+    public var nextDeadline: Timestamp? {
+        var next: Int64?
+        for h in held {
+            for d in [h.longPressAt, h.repeatAt] { if let d, d < (next ?? .max) { next = d } }
+        }
+        return next.map { Timestamp(microseconds: $0) }
+    }
+
+    /// Pops the earliest gesture due at or before `now`, with its exact deadline time.
+    public mutating func nextDue(at now: Timestamp) -> (key: KeyCode, gesture: KeyboardGesture, time: Timestamp)? {
+        guard let deadline = nextDeadline, deadline <= now else { return nil }
+        let d = deadline.microseconds
+        for i in held.indices {
+            if held[i].longPressAt == d {
+                held[i].longPressAt = nil
+                return (held[i].key, .longPress, deadline)
+            }
+            if held[i].repeatAt == d {
+                held[i].repeatAt = d + Int64(max(1, settings.repeatInterval)) * 1000
+                return (held[i].key, .repeatPress, deadline)
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,83 @@
+/// An evdev key code (`KEY_*` in linux/input-event-codes.h). KeyholdKit never includes Linux
+/// headers, so the codes live here as plain numbers with their kernel names.
+public struct KeyCode: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public var rawValue: UInt16
+
+    /// One past the largest key code the kernel defines (`KEY_CNT`); per-key tables use this size.
+    public static let count = 0x300
+
+    public init(_ rawValue: UInt16) { self.rawValue = rawValue }
+
+    /// Looks a key up by its evdev name without `KEY_`, case-insensitive (`e`, `leftshift`, `KEY_ESC`).
+    public init?(name: String) {
+        var key = name.lowercased()
+        if key.hasPrefix("key_") { key.removeFirst(4) }
+        guard let code = KeyCode.codesByName[key] else { return nil }
+        self.rawValue = code
+    }
+
+    /// The evdev name without `KEY_`, lower case (`leftshift`); `code123` for unnamed codes.
+    public var name: String { KeyCode.namesByCode[rawValue] ?? "code\(rawValue)" }
+    public var description: String { name }
+
+    /// Every known key name, for suggestions in error messages.
+    public static var allNames: [String] { nameTable.map(\.0) }
+
+    public static func < (a: KeyCode, b: KeyCode) -> Bool { a.rawValue < b.rawValue }
+
+    private static let codesByName: [String: UInt16] = {
+        var map = [String: UInt16](minimumCapacity: nameTable.count + 8)
+        for (name, code) in nameTable where map[name] == nil { map[name] = code }
+        // Friendly aliases users type.
+        for (alias, name) in [("escape", "esc"), ("return", "enter"), ("ctrl", "leftctrl"), ("shift", "leftshift"),
+                              ("alt", "leftalt"), ("altgr", "rightalt"), ("super", "leftmeta"), ("meta", "leftmeta"),
+                              ("del", "delete"), ("caps", "capslock"), ("period", "dot")] {
+            if let code = map[name], map[alias] == nil { map[alias] = code }
+        }
+        return map
+    }()
+
+    private static let namesByCode: [UInt16: String] = {
+        var map = [UInt16: String](minimumCapacity: nameTable.count)
+        for (name, code) in nameTable where map[code] == nil { map[code] = name }
+        return map
+    }()
+}
+
+// The keys the engine itself needs by name.
+public extension KeyCode {
+    static let esc = KeyCode(1)
+    static let one = KeyCode(2), two = KeyCode(3), nine = KeyCode(10), zero = KeyCode(11)
+    static let minus = KeyCode(12), equal = KeyCode(13)
+    static let backspace = KeyCode(14), tab = KeyCode(15)
+    static let q = KeyCode(16), w = KeyCode(17), e = KeyCode(18), r = KeyCode(19), t = KeyCode(20)
+    static let y = KeyCode(21), u = KeyCode(22), i = KeyCode(23), o = KeyCode(24), p = KeyCode(25)
+    static let enter = KeyCode(28), leftCtrl = KeyCode(29)
+    static let a = KeyCode(30), s = KeyCode(31), d = KeyCode(32), f = KeyCode(33), g = KeyCode(34)
+    static let h = KeyCode(35), j = KeyCode(36), k = KeyCode(37), l = KeyCode(38)
+    static let leftShift = KeyCode(42)
+    static let z = KeyCode(44), x = KeyCode(45), c = KeyCode(46), v = KeyCode(47), b = KeyCode(48)
+    static let n = KeyCode(49), m = KeyCode(50)
+    static let rightShift = KeyCode(54), leftAlt = KeyCode(56), space = KeyCode(57), capsLock = KeyCode(58)
+    static let f1 = KeyCode(59), numLock = KeyCode(69)
+    static let kp7 = KeyCode(71), kp8 = KeyCode(72), kp9 = KeyCode(73), kp4 = KeyCode(75), kp5 = KeyCode(76)
+    static let kp6 = KeyCode(77), kp1 = KeyCode(79), kp2 = KeyCode(80), kp3 = KeyCode(81), kp0 = KeyCode(82)
+    static let kpEnter = KeyCode(96), rightCtrl = KeyCode(97), rightAlt = KeyCode(100)
+    static let up = KeyCode(103), left = KeyCode(105), right = KeyCode(106), down = KeyCode(108)
+    static let delete = KeyCode(111)
+    static let leftMeta = KeyCode(125), rightMeta = KeyCode(126), compose = KeyCode(127)
+
+    /// Keypad digits 0...9, as typed for the console Unicode method.
+    static let keypadDigits: [KeyCode] = [kp0, kp1, kp2, kp3, kp4, kp5, kp6, kp7, kp8, kp9]
+
+    /// The digit 1...9 this key stands for on the top row or the keypad, used to pick a callout.
+    var candidateNumber: Int? {
+        switch rawValue {
+        case 2...10: return Int(rawValue) - 1
+        case 79, 80, 81: return Int(rawValue) - 78
+        case 75, 76, 77: return Int(rawValue) - 71
+        case 71, 72, 73: return Int(rawValue) - 64
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,35 @@
+/// A key and the level modifiers (Shift, AltGr) that type one character on a layout.
+public struct Keystroke: Hashable, Sendable {
+    public var key: KeyCode
+    public var modifiers: ModifierKeys
+    public init(_ key: KeyCode, _ modifiers: ModifierKeys = []) { self.key = key; self.modifiers = modifiers }
+}
+
+/// A keyboard layout both ways: which keystroke types a character (for output) and which
+/// character a key types (to know what a physical key means). `USLayout` is built in; the Linux
+/// side provides an xkbcommon-backed layout for every XKB layout.
+public protocol KeyboardLayout: AnyObject {
+    /// A short name for logs and traces (`us`, `fr(azerty)`).
+    var name: String { get }
+    /// The keystroke that types `character`, or nil when the layout cannot type it.
+    func keystroke(for character: Character) -> Keystroke?
+    /// The character `key` types with these level modifiers, ignoring Caps Lock; nil for keys
+    /// that type nothing (modifiers, function keys) or only control characters.
+    func character(for key: KeyCode, modifiers: ModifierKeys) -> Character?
+}
+
+extension KeyboardLayout {
+    /// The character `key` types given Shift and Caps Lock, as an application would see it:
+    /// Caps Lock inverts Shift for letters only.
+    public func character(for key: KeyCode, modifiers: ModifierKeys, capsLock: Bool) -> Character? {
+        guard capsLock else { return character(for: key, modifiers: modifiers) }
+        let base = character(for: key, modifiers: modifiers.subtracting(.shift))
+        guard let base, base.isCased else { return character(for: key, modifiers: modifiers) }
+        return character(for: key, modifiers: modifiers.symmetricDifference(.shift))
+    }
+}
+
+extension Character {
+    /// Whether the character has distinct upper and lower case forms.
+    var isCased: Bool { isLowercase || isUppercase }
+}

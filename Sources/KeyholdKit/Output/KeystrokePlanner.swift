@@ -1,0 +1,67 @@
+/// One step of typing a character: a keystroke (its key tapped with its level modifiers) or a
+/// single raw transition, for Unicode methods that hold a key across several taps.
+public enum KeystrokeStep: Hashable, Sendable {
+    case tap(Keystroke)
+    case down(KeyCode)
+    case up(KeyCode)
+}
+
+/// Turns characters into keystrokes: the layout's own key when it has one, else the configured
+/// Unicode method (DESIGN.md, Output).
+public struct KeystrokePlanner {
+    public var layout: KeyboardLayout
+    public var unicodeMethod: UnicodeMethod
+    /// The key that the desktop's XKB options make Multi_key, for the compose method.
+    public var composeKey: KeyCode
+
+    public init(layout: KeyboardLayout, unicodeMethod: UnicodeMethod = .console, composeKey: KeyCode = .compose) {
+        self.layout = layout; self.unicodeMethod = unicodeMethod; self.composeKey = composeKey
+    }
+
+    public enum PlanError: Error, Equatable {
+        /// The Unicode method needs a character (a hex digit) that the layout cannot type.
+        case layoutLacks(Character)
+    }
+
+    /// Appends the steps that type `character`. `capsLock` is the output's Caps Lock state, which
+    /// flips Shift for cased letters.
+    public func plan(_ character: Character, capsLock: Bool, into steps: inout [KeystrokeStep]) throws(PlanError) {
+        if let stroke = layout.keystroke(for: character) {
+            steps.append(.tap(adjusted(stroke, for: character, capsLock: capsLock)))
+            return
+        }
+        for scalar in character.unicodeScalars {
+            try planUnicode(scalar.value, capsLock: capsLock, into: &steps)
+        }
+    }
+
+    private func adjusted(_ stroke: Keystroke, for character: Character, capsLock: Bool) -> Keystroke {
+        guard capsLock, character.isCased else { return stroke }
+        var s = stroke
+        s.modifiers.formSymmetricDifference(.shift)
+        return s
+    }
+
+    private func planUnicode(_ value: UInt32, capsLock: Bool, into steps: inout [KeystrokeStep]) throws(PlanError) {
+        switch unicodeMethod {
+        case .console:
+            steps.append(.down(.leftAlt))
+            for digit in String(value) { steps.append(.tap(Keystroke(KeyCode.keypadDigits[Int(digit.asciiValue! - 48)]))) }
+            steps.append(.up(.leftAlt))
+        case .ctrlShiftU:
+            steps += [.down(.leftCtrl), .down(.leftShift), .tap(Keystroke(.u)), .up(.leftShift), .up(.leftCtrl)]
+            try appendHex(String(value, radix: 16), capsLock: capsLock, into: &steps)
+            steps.append(.tap(Keystroke(.space)))
+        case .compose:
+            steps += [.tap(Keystroke(composeKey)), .tap(Keystroke(composeKey))]
+            try appendHex(ComposeTable.hexDigits(value), capsLock: capsLock, into: &steps)
+        }
+    }
+
+    private func appendHex(_ hex: String, capsLock: Bool, into steps: inout [KeystrokeStep]) throws(PlanError) {
+        for digit in hex {
+            guard let stroke = layout.keystroke(for: digit) else { throw .layoutLacks(digit) }
+            steps.append(.tap(adjusted(stroke, for: digit, capsLock: capsLock)))
+        }
+    }
+}

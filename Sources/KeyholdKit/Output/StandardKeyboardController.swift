@@ -1,0 +1,95 @@
+/// Types text through a `KeystrokePlanner` onto a `KeyEventOutput`, tracking which keys are down
+/// so that held modifiers can be lifted around typed characters and nothing is ever left held.
+open class StandardKeyboardController: KeyboardController {
+    public var planner: KeystrokePlanner
+    public let output: KeyEventOutput
+    public unowned let keyboardContext: KeyboardContext
+    /// Keys down on the output right now.
+    public private(set) var keyState = OutputKeyState()
+    /// Called with characters the planner cannot type (a layout missing hex digits).
+    public var onUntypable: ((Character) -> Void)?
+
+    private var steps: [KeystrokeStep] = []
+    private static let modifierKeys: [KeyCode] = [.leftShift, .rightShift, .leftCtrl, .rightCtrl, .leftAlt, .rightAlt, .leftMeta, .rightMeta]
+
+    public init(planner: KeystrokePlanner, output: KeyEventOutput, keyboardContext: KeyboardContext) {
+        self.planner = planner; self.output = output; self.keyboardContext = keyboardContext
+        steps.reserveCapacity(32)
+    }
+
+    open func insertText(_ text: String) {
+        var lifted: [KeyCode] = []
+        for character in text {
+            steps.removeAll(keepingCapacity: true)
+            do { try planner.plan(character, capsLock: keyboardContext.isCapsLockOn, into: &steps) } catch {
+                onUntypable?(character); continue
+            }
+            var planHeld: ModifierKeys = []
+            for step in steps { perform(step, planHeld: &planHeld, lifted: &lifted) }
+        }
+        restore(lifted)
+    }
+
+    open func deleteBackward(times: Int) { tap(.backspace, times: times) }
+
+    open func adjustTextPosition(by offset: Int) { tap(offset < 0 ? .left : .right, times: abs(offset)) }
+
+    open func keyDown(_ key: KeyCode) { send(key, .down) }
+    open func keyUp(_ key: KeyCode) { if keyState.isDown(key) { send(key, .up) } }
+    open func keyRepeat(_ key: KeyCode) { if keyState.isDown(key) { output.send(key, .autoRepeat) } }
+
+    open func releaseAllKeys() {
+        for key in keyState.downKeys { send(key, .up) }
+    }
+
+    /// Taps a key `times` times with no modifier held.
+    public func tap(_ key: KeyCode, times: Int = 1) {
+        guard times > 0 else { return }
+        var lifted: [KeyCode] = []
+        liftModifiers(except: [], into: &lifted)
+        for _ in 0..<times { send(key, .down); send(key, .up) }
+        restore(lifted)
+    }
+
+    /// Performs one planned step. `planHeld` are the modifiers the plan itself holds down (Alt for
+    /// the console method), which its taps must not lift.
+    private func perform(_ step: KeystrokeStep, planHeld: inout ModifierKeys, lifted: inout [KeyCode]) {
+        switch step {
+        case .down(let key):
+            let modifier = ModifierKeys(key: key) ?? []
+            liftModifiers(except: planHeld.union(modifier), into: &lifted)
+            planHeld.formUnion(modifier)
+            send(key, .down)
+        case .up(let key):
+            planHeld.subtract(ModifierKeys(key: key) ?? [])
+            send(key, .up)
+        case .tap(let stroke):
+            liftModifiers(except: stroke.modifiers.union(planHeld), into: &lifted)
+            let missing = stroke.modifiers.keys.filter { key in
+                !StandardKeyboardController.modifierKeys.contains { keyState.isDown($0) && ModifierKeys(key: $0) == ModifierKeys(key: key) }
+            }
+            for key in missing { send(key, .down) }
+            if keyState.isDown(stroke.key) { send(stroke.key, .up) }
+            send(stroke.key, .down); send(stroke.key, .up)
+            for key in missing.reversed() { send(key, .up) }
+        }
+    }
+
+    /// Releases held modifiers that are not wanted, remembering them to press again afterwards.
+    private func liftModifiers(except wanted: ModifierKeys, into lifted: inout [KeyCode]) {
+        for key in StandardKeyboardController.modifierKeys where keyState.isDown(key) {
+            if let m = ModifierKeys(key: key), !wanted.contains(m) {
+                send(key, .up); lifted.append(key)
+            }
+        }
+    }
+
+    private func restore(_ lifted: [KeyCode]) {
+        for key in lifted where !keyState.isDown(key) { send(key, .down) }
+    }
+
+    private func send(_ key: KeyCode, _ state: KeyState) {
+        keyState.set(key, down: state != .up)
+        output.send(key, state)
+    }
+}

@@ -1,0 +1,55 @@
+/// The replaceable services of one keyboard, as KeyboardKit's `Keyboard.Services`. Replacing a
+/// service re-wires the standard services that depend on it, so a custom callout provider is used
+/// by the standard action handler without further work.
+open class KeyboardServices {
+    public let keyboardContext: KeyboardContext
+    public let calloutContext: CalloutContext
+
+    public var layout: KeyboardLayout {
+        didSet { (keyboardController as? StandardKeyboardController)?.planner.layout = layout }
+    }
+    public var keyboardController: KeyboardController {
+        didSet { standardActionHandler?.keyboardController = keyboardController }
+    }
+    public var calloutActionProvider: CalloutActionProvider {
+        didSet { standardActionHandler?.calloutActionProvider = calloutActionProvider }
+    }
+    public var feedbackHandler: KeyboardFeedbackHandler {
+        didSet { standardActionHandler?.feedbackHandler = feedbackHandler }
+    }
+    public var audioEngine: AudioFeedbackEngine {
+        didSet { standardFeedbackHandler?.audioEngine = audioEngine }
+    }
+    public var hapticEngine: HapticFeedbackEngine {
+        didSet { standardFeedbackHandler?.hapticEngine = hapticEngine }
+    }
+    public var actionHandler: KeyboardActionHandler
+
+    /// Standard services for a configuration, typing onto `output`.
+    public init(configuration: KeyholdConfiguration = KeyholdConfiguration(), output: KeyEventOutput,
+                layout: KeyboardLayout = USLayout()) {
+        let context = KeyboardContext(locales: configuration.callouts.locales)
+        let callouts = CalloutContext()
+        let controller = StandardKeyboardController(
+            planner: KeystrokePlanner(layout: layout, unicodeMethod: configuration.output.unicodeMethod,
+                                      composeKey: configuration.output.composeKey),
+            output: output, keyboardContext: context)
+        let provider = StandardCalloutActionProvider(keyboardContext: context, customCandidates: configuration.callouts.custom)
+        let audio = SilentAudioEngine(), haptic = SilentHapticEngine()
+        let feedback = StandardKeyboardFeedbackHandler(settings: configuration.feedback, audioEngine: audio, hapticEngine: haptic)
+        self.keyboardContext = context
+        self.calloutContext = callouts
+        self.layout = layout
+        self.keyboardController = controller
+        self.calloutActionProvider = provider
+        self.audioEngine = audio
+        self.hapticEngine = haptic
+        self.feedbackHandler = feedback
+        self.actionHandler = StandardKeyboardActionHandler(
+            keyboardController: controller, keyboardContext: context, calloutContext: callouts,
+            calloutActionProvider: provider, feedbackHandler: feedback)
+    }
+
+    private var standardActionHandler: StandardKeyboardActionHandler? { actionHandler as? StandardKeyboardActionHandler }
+    private var standardFeedbackHandler: StandardKeyboardFeedbackHandler? { feedbackHandler as? StandardKeyboardFeedbackHandler }
+}

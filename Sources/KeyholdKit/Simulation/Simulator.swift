@@ -1,0 +1,47 @@
+/// Runs the engine on a script against a `SimulatedApplication`, touching no device.
+public final class Simulator: EngineObserver {
+    public let application: SimulatedApplication
+    public let engine: KeyholdEngine
+    public private(set) var trace: [TraceEntry] = []
+    public var recordsTrace: Bool
+
+    public init(configuration: KeyholdConfiguration = KeyholdConfiguration(), layout: KeyboardLayout = USLayout(),
+                recordsTrace: Bool = true) {
+        application = SimulatedApplication(layout: layout, composeKey: configuration.output.composeKey)
+        let recorder = OutputRecorder()
+        engine = KeyholdEngine(configuration: configuration, output: recorder, layout: layout)
+        self.recordsTrace = recordsTrace
+        recorder.simulator = self
+        engine.observer = self
+    }
+
+    /// Runs the script's events; pending gestures fire up to the script's last time.
+    @discardableResult
+    public func run(_ script: SimulationScript, startingAt start: Timestamp = .zero) -> String {
+        let (events, end) = script.events(startingAt: max(start, engine.now))
+        for event in events { engine.handle(event) }
+        engine.advance(to: end)
+        return application.text
+    }
+
+    public func run(_ script: String) throws(SimulationScript.ParseError) -> String {
+        run(try SimulationScript(script))
+    }
+
+    public func record(_ entry: TraceEntry) { if recordsTrace { trace.append(entry) } }
+
+    /// The gestures of the trace, as `key gesture action` lines.
+    public var gestureLines: [String] {
+        trace.compactMap { if case .gesture(let k, let g, let a, _) = $0 { return "\(k) \(g.rawValue) \(a.configString)" } else { return nil } }
+    }
+
+    /// Keeps the trace of what the engine sent, then hands it to the application.
+    private final class OutputRecorder: KeyEventOutput {
+        weak var simulator: Simulator?
+        func send(_ key: KeyCode, _ state: KeyState) {
+            guard let simulator else { return }
+            simulator.record(.output(key, state, simulator.engine.now))
+            simulator.application.send(key, state)
+        }
+    }
+}

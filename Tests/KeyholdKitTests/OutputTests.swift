@@ -1,0 +1,112 @@
+import KeyholdKit
+import XCTest
+
+final class OutputTests: XCTestCase {
+    func typed(_ text: String, method: UnicodeMethod, capsLock: Bool = false, held: [KeyCode] = []) -> SimulatedApplication {
+        let app = SimulatedApplication()
+        let context = KeyboardContext()
+        context.isCapsLockOn = capsLock
+        let controller = StandardKeyboardController(
+            planner: KeystrokePlanner(layout: USLayout(), unicodeMethod: method), output: app, keyboardContext: context)
+        if capsLock { app.send(.capsLock, .down); app.send(.capsLock, .up) }
+        for key in held { controller.keyDown(key) }
+        controller.insertText(text)
+        for key in held { controller.keyUp(key) }
+        return app
+    }
+
+    func testEveryMethodTypesAnyUnicode() {
+        let text = "Hello, wörld! é ẞ ę € 😀 ~{}"
+        for method in UnicodeMethod.allCases {
+            let app = typed(text, method: method)
+            XCTAssertEqual(app.text, text, "\(method)")
+            XCTAssertTrue(app.keyState.isEmpty, "\(method)")
+        }
+    }
+
+    func testConsoleMethodKeystrokes() {
+        let app = typed("é", method: .console)
+        XCTAssertEqual(app.events.map { "\($0.key) \($0.state)" }, [
+            "leftalt down", "kp2 down", "kp2 up", "kp3 down", "kp3 up", "kp3 down", "kp3 up", "leftalt up",
+        ])
+    }
+
+    func testCtrlShiftUKeystrokes() {
+        let app = typed("é", method: .ctrlShiftU)
+        XCTAssertEqual(app.events.map { "\($0.key) \($0.state)" }, [
+            "leftctrl down", "leftshift down", "u down", "u up", "leftshift up", "leftctrl up",
+            "e down", "e up", "9 down", "9 up", "space down", "space up",
+        ])
+    }
+
+    func testComposeMethodAndTable() {
+        let app = typed("é", method: .compose)
+        XCTAssertEqual(app.events.filter { $0.state == .down }.map(\.key.name), ["compose", "compose", "0", "0", "0", "0", "e", "9"])
+        let table = ComposeTable.file(for: "aé€é".map { $0 })
+        XCTAssertTrue(table.contains("<Multi_key> <Multi_key> <0> <0> <0> <0> <e> <9> : \"é\" U00E9\n"))
+        XCTAssertTrue(table.contains("<Multi_key> <Multi_key> <0> <0> <2> <0> <a> <c> : \"€\" U20AC\n"))
+        XCTAssertEqual(table.components(separatedBy: "\n").filter { $0.hasPrefix("<Multi_key>") }.count, 2, "ASCII and duplicates are left out")
+    }
+
+    func testHeldShiftIsLiftedForLowercaseAndRestored() {
+        let app = typed("a", method: .console, held: [.leftShift])
+        XCTAssertEqual(app.events.map { "\($0.key) \($0.state)" }, [
+            "leftshift down", "leftshift up", "a down", "a up", "leftshift down", "leftshift up",
+        ])
+        XCTAssertEqual(app.text, "a")
+    }
+
+    func testCapsLockFlipsShiftForLettersOnly() {
+        XCTAssertEqual(typed("aB1!", method: .console, capsLock: true).text, "aB1!")
+    }
+
+    func testUSLayoutBothWays() {
+        let us = USLayout()
+        for scalar in 0x20...0x7e {
+            let c = Character(Unicode.Scalar(UInt8(scalar)))
+            guard let stroke = us.keystroke(for: c) else { return XCTFail("US cannot type \(c)") }
+            XCTAssertEqual(us.character(for: stroke.key, modifiers: stroke.modifiers), c)
+        }
+        XCTAssertNil(us.keystroke(for: "é"))
+        XCTAssertEqual(us.character(for: .a, modifiers: [], capsLock: true), "A")
+        XCTAssertEqual(us.character(for: .one, modifiers: [], capsLock: true), "1")
+    }
+
+    func testScriptErrorsNameTheStep() {
+        XCTAssertThrowsError(try SimulationScript("d:e t:x")) { error in
+            XCTAssertEqual("\(error)", "step 2 't:x': time must be a whole number of milliseconds")
+        }
+        XCTAssertThrowsError(try SimulationScript("d:leftshfit")) { error in
+            XCTAssertEqual("\(error)", "step 1 'd:leftshfit': unknown key 'leftshfit' (did you mean 'leftshift'?)")
+        }
+        XCTAssertThrowsError(try SimulationScript("e")) { error in
+            XCTAssertEqual("\(error)", "step 1 'e': expected d:KEY, u:KEY, r:KEY or t:MS")
+        }
+    }
+
+    func testKeyNames() {
+        XCTAssertEqual(KeyCode(name: "KEY_ESC"), .esc)
+        XCTAssertEqual(KeyCode(name: "LeftShift"), .leftShift)
+        XCTAssertEqual(KeyCode(name: "kp2"), .kp2)
+        XCTAssertEqual(KeyCode.e.name, "e")
+        XCTAssertNil(KeyCode(name: "nosuchkey"))
+    }
+
+    func testGlobAndDevicePatterns() {
+        XCTAssertTrue(Glob.matches("AT * keyboard", "AT Translated Set 2 keyboard"))
+        XCTAssertTrue(Glob.matches("*[Kk]eyboard", "USB Keyboard"))
+        XCTAssertFalse(Glob.matches("*[!K]eyboard", "USB Keyboard"))
+        XCTAssertFalse(Glob.matches("Logi?", "Logitech"))
+        XCTAssertEqual(DevicePattern("046d:c52b"), .id(vendor: 0x046d, product: 0xc52b))
+        XCTAssertEqual(DevicePattern("phys:usb-*"), .phys("usb-*"))
+        XCTAssertEqual(DevicePattern("My kbd"), .name("My kbd"))
+        var devices = KeyholdConfiguration.DeviceSettings()
+        XCTAssertTrue(devices.accepts(name: "k", vendor: 1, product: 2, phys: "", isKeyboard: true))
+        XCTAssertFalse(devices.accepts(name: "mouse", vendor: 1, product: 2, phys: "", isKeyboard: false))
+        devices.exclude = [DevicePattern("0001:0002")]
+        XCTAssertFalse(devices.accepts(name: "k", vendor: 1, product: 2, phys: "", isKeyboard: true))
+        devices = .init(); devices.include = [DevicePattern("mouse")]
+        XCTAssertTrue(devices.accepts(name: "mouse", vendor: 1, product: 2, phys: "", isKeyboard: false))
+        XCTAssertFalse(devices.accepts(name: "k", vendor: 1, product: 2, phys: "", isKeyboard: true))
+    }
+}

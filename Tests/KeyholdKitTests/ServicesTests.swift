@@ -1,0 +1,145 @@
+import KeyholdKit
+import XCTest
+
+/// The services can be replaced and the standard classes subclassed, as KeyboardKit users do.
+final class ServicesTests: XCTestCase {
+    final class FixedCallouts: CalloutActionProvider {
+        func calloutActions(for action: KeyboardAction) -> [KeyboardAction] {
+            action == .character("e") ? [.character("€"), .character("∃")] : []
+        }
+    }
+
+    func testReplacedCalloutProviderIsUsedByTheStandardHandler() {
+        let s = Simulator()
+        s.engine.services.calloutActionProvider = FixedCallouts()
+        s.run(try! SimulationScript("d:e t:600 u:e d:2 u:2 d:a t:600 u:a d:1 u:1"))
+        // e uses the new provider; a has no callouts any more, so it is forwarded and 1 types itself.
+        XCTAssertEqual(s.application.text, "∃a1")
+    }
+
+    final class Recorder: KeyEventOutput {
+        var events: [String] = []
+        func send(_ key: KeyCode, _ state: KeyState) { events.append("\(key) \(state)") }
+    }
+
+    func testReplacedControllerIsRewiredIntoTheHandler() {
+        let s = Simulator()
+        let services = s.engine.services
+        let recorder = Recorder()
+        services.keyboardController = StandardKeyboardController(
+            planner: KeystrokePlanner(layout: services.layout), output: recorder, keyboardContext: services.keyboardContext)
+        s.run(try! SimulationScript("d:e u:e d:x u:x"))
+        XCTAssertEqual(recorder.events, ["e down", "e up", "x down", "x up"])
+        XCTAssertEqual(s.application.text, "")
+    }
+
+    final class CountingHaptics: HapticFeedbackEngine {
+        var played: [HapticFeedback] = []
+        func play(_ feedback: HapticFeedback) { played.append(feedback) }
+    }
+    final class CountingAudio: AudioFeedbackEngine {
+        var played: [AudioFeedback] = []
+        func play(_ feedback: AudioFeedback) { played.append(feedback) }
+    }
+
+    func testReplacedEnginesAreRewiredIntoTheFeedbackHandler() {
+        let s = Simulator()
+        let haptics = CountingHaptics(), audio = CountingAudio()
+        s.engine.services.hapticEngine = haptics
+        s.engine.services.audioEngine = audio
+        s.run(try! SimulationScript("d:e t:600 u:e d:right u:right d:enter u:enter"))
+        XCTAssertEqual(audio.played, [.input, .system, .system])
+        XCTAssertEqual(haptics.played, [.lightImpact, .mediumImpact, .selectionChanged, .selectionChanged])
+    }
+
+    // MARK: subclasses that override one method
+
+    final class LongQTypesAt: StandardKeyboardActionHandler {
+        override func action(for gesture: KeyboardGesture, on action: KeyboardAction) -> GestureAction? {
+            if gesture == .longPress && action == .character("q") { return { $0.insertText("@") } }
+            return super.action(for: gesture, on: action)
+        }
+    }
+
+    func testActionHandlerSubclass() {
+        let c = configuration { $0.bindings = KeyBindings([.alphabetic: [.q: KeyBinding(press: .character("q"))]]) }
+        let s = Simulator(configuration: c)
+        let services = s.engine.services
+        services.actionHandler = LongQTypesAt(
+            keyboardController: services.keyboardController, keyboardContext: services.keyboardContext,
+            calloutContext: services.calloutContext, calloutActionProvider: services.calloutActionProvider,
+            feedbackHandler: services.feedbackHandler)
+        s.run(try! SimulationScript("d:q t:600 u:q d:e t:600 u:e d:2 u:2"))
+        // The override adds a long press to q; e keeps the standard callouts.
+        XCTAssertEqual(s.application.text, "q@é")
+        XCTAssertEqual(s.lines("gesture").filter { $0.contains("longPress") }, ["500ms q longPress character:q", "1100ms e longPress character:e"])
+    }
+
+    final class MathCallouts: StandardCalloutActionProvider {
+        override func calloutCandidates(for base: Character) -> [String] {
+            base == "x" ? ["×", "ξ"] : super.calloutCandidates(for: base)
+        }
+    }
+
+    func testCalloutProviderSubclass() {
+        let s = Simulator()
+        s.engine.services.calloutActionProvider = MathCallouts(keyboardContext: s.engine.services.keyboardContext)
+        s.run(try! SimulationScript("d:x t:600 u:x d:1 u:1 d:e t:600 u:e d:2 u:2"))
+        XCTAssertEqual(s.application.text, "×é")
+    }
+
+    final class QuietBackspace: StandardKeyboardFeedbackHandler {
+        override func audioFeedback(for gesture: KeyboardGesture, on action: KeyboardAction) -> AudioFeedback? {
+            action == .backspace ? nil : super.audioFeedback(for: gesture, on: action)
+        }
+    }
+
+    func testFeedbackHandlerSubclass() {
+        let audio = CountingAudio()
+        let handler = QuietBackspace(settings: KeyboardFeedbackSettings(), audioEngine: audio)
+        handler.triggerFeedback(for: .press, on: .backspace)
+        handler.triggerFeedback(for: .press, on: .character("a"))
+        XCTAssertEqual(audio.played, [.input])
+    }
+
+    final class ShoutingController: StandardKeyboardController {
+        override func insertText(_ text: String) { super.insertText(text.uppercased()) }
+    }
+
+    func testControllerSubclass() {
+        let s = Simulator()
+        let services = s.engine.services
+        services.keyboardController = ShoutingController(
+            planner: KeystrokePlanner(layout: services.layout), output: s.application, keyboardContext: services.keyboardContext)
+        s.run(try! SimulationScript("d:e t:600 u:e d:2 u:2"))
+        XCTAssertEqual(s.application.text, "É")
+    }
+
+    final class SpaceCommits: CalloutContext {
+        override func intent(for pressed: KeyCode, modifiers: ModifierKeys) -> CalloutKeyIntent {
+            pressed == .space ? .commit : super.intent(for: pressed, modifiers: modifiers)
+        }
+    }
+
+    func testCalloutContextSubclass() {
+        let context = SpaceCommits()
+        context.open(key: .e, base: "e", candidates: ["è"])
+        XCTAssertEqual(context.intent(for: .space, modifiers: []), .commit)
+        XCTAssertEqual(context.intent(for: .x, modifiers: []), .typeThrough)
+    }
+
+    final class NoLocaleCycling: KeyboardContext {
+        override func selectNextLocale() {}
+    }
+
+    func testKeyboardContextSubclassAndNextLocale() {
+        let context = KeyboardContext(locales: ["fr", "de"])
+        context.selectNextLocale()
+        XCTAssertEqual(context.locale, "de")
+        context.selectNextLocale()
+        XCTAssertEqual(context.locale, "fr")
+        let fixed = NoLocaleCycling(locales: ["fr", "de"])
+        fixed.selectNextLocale()
+        XCTAssertEqual(fixed.locale, "fr")
+    }
+}
