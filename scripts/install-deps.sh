@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Keyhold builds against (and, with --e2e, what the QEMU
+# end-to-end tests need). Idempotent; needs root (or sudo).
+set -euo pipefail
+pkgs=(pkg-config libevdev-dev libudev-dev libxkbcommon-dev xkb-data)
+if [ "${1:-}" = "--e2e" ]; then
+  pkgs+=(qemu-system-x86 busybox-static kmod udev kbd interception-tools)
+fi
+missing=()
+for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+[ ${#missing[@]} -eq 0 ] && exit 0
+SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+APT="$SUDO apt-get -y -q -o DPkg::Lock::Timeout=600"
+$APT update >/dev/null
+# udev pulls a systemd upgrade; an interrupted earlier run can leave apt half configured.
+$APT install --no-install-recommends "${missing[@]}" >/dev/null \
+  || { $APT -f install >/dev/null; $APT install --no-install-recommends "${missing[@]}" >/dev/null; }
+echo "installed: ${missing[*]}"
