@@ -1,0 +1,588 @@
+import Foundation
+import TOMLKit
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reads Keyhold's TOML configuration (the schema is `config/keyhold.toml`, which is also
+/// ``defaultText``) into a ``KeyholdConfiguration``. Every mistake is a ``ConfigurationError``
+/// naming the file, line and key, with the nearest valid spelling when there is one; unknown
+/// keys are errors in every table.
+public enum ConfigurationLoader {
+    /// The system-wide file.
+    public static let systemPath = "/etc/keyhold/config.toml"
+
+    /// The embedded default: byte for byte the documented `config/keyhold.toml`.
+    public static var defaultText: String { DefaultConfiguration.text }
+
+    /// Parses configuration text; `file` names it in errors. Throws the first error in the text.
+    public static func load(text: String, file: String) throws(ConfigurationError) -> KeyholdConfiguration {
+        let (configuration, errors) = decode(text: text, file: file)
+        if let first = errors.first { throw first }
+        return configuration
+    }
+
+    /// Reads and parses a file.
+    public static func load(path: String) throws(ConfigurationError) -> KeyholdConfiguration {
+        guard let text = try readText(path: path) else {
+            throw ConfigurationError(file: path, message: "cannot read the file: \(String(cString: strerror(ENOENT)))")
+        }
+        return try load(text: text, file: path)
+    }
+
+    /// Reads and parses a file, or returns nil when it does not exist (so the caller can fall
+    /// back to the next location or the default).
+    public static func loadIfPresent(path: String) throws(ConfigurationError) -> KeyholdConfiguration? {
+        guard let text = try readText(path: path) else { return nil }
+        return try load(text: text, file: path)
+    }
+
+    /// Every error in the text, in file order (empty when it is valid), for `keyhold check`.
+    /// A syntax error stops parsing, so it comes alone.
+    public static func validate(text: String, file: String) -> [ConfigurationError] {
+        decode(text: text, file: file).errors
+    }
+
+    /// The configuration the embedded default gives (equal to `KeyholdConfiguration()`).
+    public static var defaultConfiguration: KeyholdConfiguration {
+        (try? load(text: defaultText, file: "(embedded default)")) ?? KeyholdConfiguration()
+    }
+
+    // MARK: - Reading
+
+    /// The file's text; nil when it does not exist.
+    static func readText(path: String) throws(ConfigurationError) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            let code = errno
+            if code == ENOENT { return nil }
+            throw ConfigurationError(file: path, message: "cannot read the file: \(String(cString: strerror(code)))")
+        }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                throw ConfigurationError(file: path, message: "cannot read the file: \(String(cString: strerror(code)))")
+            }
+            if n == 0 { break }
+            bytes += buffer[0..<n]
+            if bytes.count > 16 << 20 { throw ConfigurationError(file: path, message: "the file is larger than 16 MiB") }
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw ConfigurationError(file: path, message: "the file is not valid UTF-8")
+        }
+        return text
+    }
+
+    // MARK: - Decoding
+
+    static func decode(text: String, file: String) -> (configuration: KeyholdConfiguration, errors: [ConfigurationError]) {
+        // TOMLKit reads a C string, which would end silently at a NUL.
+        if text.unicodeScalars.contains("\0") {
+            var line = 1, column = 1
+            for c in text.unicodeScalars {
+                if c == "\0" { break }
+                if c == "\n" { line += 1; column = 1 } else { column += 1 }
+            }
+            return (KeyholdConfiguration(), [ConfigurationError(file: file, line: line, column: column,
+                                                               message: "syntax error: NUL character")])
+        }
+        let root: TOMLTable
+        do {
+            root = try TOMLTable(string: text)
+        } catch let error as TOMLParseError {
+            return (KeyholdConfiguration(), [ConfigurationError(
+                file: file, line: error.source.begin.line, column: error.source.begin.column,
+                message: "syntax error: \(error.description)")])
+        } catch {
+            return (KeyholdConfiguration(), [ConfigurationError(file: file, message: "syntax error: \(error)")])
+        }
+        let decoder = TableDecoder(file: file, locator: TOMLLineLocator(text: text))
+        let configuration = withExtendedLifetime(root) { decoder.configuration(root) }
+        return (configuration, decoder.sortedErrors)
+    }
+
+    /// The keys of each table, for unknown-key errors and for suggesting a key in another table.
+    static let schema: [(table: String, keys: [String])] = [
+        ("devices", ["include", "exclude"]),
+        ("gestures", ["long_press_ms", "repeat_delay_ms", "repeat_interval_ms", "double_tap_ms"]),
+        ("callouts", ["enabled", "locales", "custom"]),
+        ("output", ["layout", "variant", "options", "unicode_method", "compose_key", "pace_us"]),
+        ("feedback", ["audio", "haptic", "volume", "audio_device", "haptic_device", "override"]),
+        ("feedback.override", ["action", "gesture", "audio", "haptic"]),
+    ]
+    static let topLevelKeys = ["devices", "gestures", "callouts", "output", "bindings", "layers", "feedback"]
+    static func keys(of table: String) -> [String] { schema.first { $0.table == table }?.keys ?? [] }
+
+    /// Milliseconds a gesture setting may take.
+    static let millisecondRange = 1...10_000
+    /// Microseconds between synthetic events.
+    static let paceRange = 0...1_000_000
+
+    /// Turns a parsed TOML table into a configuration, collecting errors instead of stopping at
+    /// the first, so `keyhold check` can show them all.
+    final class TableDecoder {
+        typealias Path = [TOMLPathComponent]
+        let file: String
+        let locator: TOMLLineLocator
+        private(set) var errors: [ConfigurationError] = []
+        /// `keyboardType:NAME` actions seen, checked against the layers once all are known.
+        private var layerReferences: [(name: String, path: Path)] = []
+
+        init(file: String, locator: TOMLLineLocator) { self.file = file; self.locator = locator }
+
+        /// Errors in file order (errors without a line first, which only file errors have).
+        var sortedErrors: [ConfigurationError] {
+            errors.enumerated().sorted {
+                let a = ($0.element.line ?? 0, $0.element.column ?? 0, $0.offset)
+                let b = ($1.element.line ?? 0, $1.element.column ?? 0, $1.offset)
+                return a < b
+            }.map(\.element)
+        }
+
+        func fail(_ path: Path, _ message: String, suggest suggestion: String? = nil) {
+            let position = locator.nearestPosition(of: path)
+            errors.append(ConfigurationError(
+                file: file, line: position?.line, column: position?.column, key: TOMLPath.string(path),
+                message: message, suggestion: suggestion.map { "did you mean '\($0)'?" }))
+        }
+
+        // MARK: Tables and values
+
+        /// The table's keys in the order they are written (TOMLKit sorts them by name).
+        func orderedKeys(_ table: TOMLTable, at path: Path) -> [String] {
+            table.keys.map { key in (key, locator.position(of: path + [.key(key)])) }
+                .sorted { a, b in
+                    switch (a.1, b.1) {
+                    case let (x?, y?): return x != y ? x < y : a.0 < b.0
+                    case (.some, nil): return true
+                    case (nil, .some): return false
+                    case (nil, nil): return a.0 < b.0
+                    }
+                }
+                .map(\.0)
+        }
+
+        /// Reports keys outside `allowed`, suggesting the nearest allowed key, or the same key in
+        /// the table where it belongs.
+        /// Whether every key is known.
+        @discardableResult
+        func checkKeys(_ table: TOMLTable, at path: Path, allowed: [String]) -> Bool {
+            var known = true
+            for key in orderedKeys(table, at: path) where !allowed.contains(key) {
+                known = false
+                var suggestion = Spelling.nearest(to: key, in: allowed)
+                if suggestion == nil {
+                    suggestion = ConfigurationLoader.schema.first { $0.keys.contains(key) }.map { "\($0.table).\(key)" }
+                }
+                fail(path + [.key(key)], "unknown key", suggest: suggestion)
+            }
+            return known
+        }
+
+        static func describe(_ value: TOMLValueConvertible) -> String {
+            switch value.type {
+            case .table: return "a table"
+            case .array: return "an array"
+            case .string: return "a string"
+            case .int: return "an integer"
+            case .double: return "a floating-point number"
+            case .bool: return "a boolean"
+            case .date: return "a date"
+            case .time: return "a time"
+            case .dateTime: return "a date-time"
+            }
+        }
+
+        func wrongType(_ path: Path, expected: String, found value: TOMLValueConvertible) {
+            fail(path, "expected \(expected), found \(Self.describe(value))")
+        }
+
+        func table(_ parent: TOMLTable, _ key: String, at path: Path, header: Bool = true) -> TOMLTable? {
+            guard let value = parent[key] else { return nil }
+            guard let table = value.table else {
+                wrongType(path + [.key(key)], expected: header ? "a table ([\(TOMLPath.string(path + [.key(key)]))])" : "a table", found: value)
+                return nil
+            }
+            return table
+        }
+
+        func string(_ parent: TOMLTable, _ key: String, at path: Path) -> String? {
+            guard let value = parent[key] else { return nil }
+            guard let s = value.string else { wrongType(path + [.key(key)], expected: "a string", found: value); return nil }
+            return s
+        }
+
+        func bool(_ parent: TOMLTable, _ key: String, at path: Path) -> Bool? {
+            guard let value = parent[key] else { return nil }
+            guard let b = value.bool else { wrongType(path + [.key(key)], expected: "true or false", found: value); return nil }
+            return b
+        }
+
+        func int(_ parent: TOMLTable, _ key: String, at path: Path, in range: ClosedRange<Int>, unit: String) -> Int? {
+            guard let value = parent[key] else { return nil }
+            guard let i = value.int else { wrongType(path + [.key(key)], expected: "an integer (\(unit))", found: value); return nil }
+            guard range.contains(i) else {
+                fail(path + [.key(key)], "\(i) is out of range (\(range.lowerBound) to \(range.upperBound) \(unit))")
+                return nil
+            }
+            return i
+        }
+
+        func number(_ parent: TOMLTable, _ key: String, at path: Path, in range: ClosedRange<Double>) -> Double? {
+            guard let value = parent[key] else { return nil }
+            guard let d = value.double ?? value.int.map(Double.init) else {
+                wrongType(path + [.key(key)], expected: "a number", found: value); return nil
+            }
+            guard range.contains(d) else {
+                fail(path + [.key(key)], "\(Self.format(d)) is out of range (\(Self.format(range.lowerBound)) to \(Self.format(range.upperBound)))")
+                return nil
+            }
+            return d
+        }
+
+        static func format(_ d: Double) -> String {
+            d == d.rounded() && abs(d) < 1e15 ? String(Int(d)) : String(d)
+        }
+
+        /// An array of strings; wrong elements are reported and skipped.
+        func strings(_ parent: TOMLTable, _ key: String, at path: Path) -> [(String, Path)]? {
+            guard let value = parent[key] else { return nil }
+            let arrayPath = path + [.key(key)]
+            guard let array = value.array else { wrongType(arrayPath, expected: "an array of strings", found: value); return nil }
+            var result: [(String, Path)] = []
+            for (i, element) in array.enumerated() {
+                guard let s = element.string else {
+                    wrongType(arrayPath + [.index(i)], expected: "a string", found: element); continue
+                }
+                result.append((s, arrayPath + [.index(i)]))
+            }
+            return result
+        }
+
+        // MARK: The configuration
+
+        func configuration(_ root: TOMLTable) -> KeyholdConfiguration {
+            var c = KeyholdConfiguration()
+            checkKeys(root, at: [], allowed: ConfigurationLoader.topLevelKeys)
+            if let t = table(root, "devices", at: []) { c.devices = devices(t) }
+            if let t = table(root, "gestures", at: []) { c.gestures = gestures(t) }
+            if let t = table(root, "callouts", at: []) { c.callouts = callouts(t) }
+            if let t = table(root, "output", at: []) { c.output = output(t) }
+            if let t = table(root, "bindings", at: []) {
+                let layer = bindings(t, at: [.key("bindings")])
+                if !layer.isEmpty { c.bindings.layers[.alphabetic] = layer }
+            }
+            if let t = table(root, "layers", at: []) {
+                for (type, layer) in layers(t) where !layer.isEmpty { c.bindings.layers[type] = layer }
+            }
+            if let t = table(root, "feedback", at: []) { c.feedback = feedback(t) }
+            checkLayerReferences(root)
+            return c
+        }
+
+        func devices(_ t: TOMLTable) -> KeyholdConfiguration.DeviceSettings {
+            let path: Path = [.key("devices")]
+            checkKeys(t, at: path, allowed: ConfigurationLoader.keys(of: "devices"))
+            var d = KeyholdConfiguration.DeviceSettings()
+            if let list = strings(t, "include", at: path) { d.include = list.compactMap { devicePattern($0.0, at: $0.1) } }
+            if let list = strings(t, "exclude", at: path) { d.exclude = list.compactMap { devicePattern($0.0, at: $0.1) } }
+            return d
+        }
+
+        func devicePattern(_ text: String, at path: Path) -> DevicePattern? {
+            if text.isEmpty { fail(path, "empty device pattern"); return nil }
+            if text.hasPrefix("phys:") {
+                if text.count == 5 { fail(path, "'phys:' needs a glob of the physical path after it"); return nil }
+                return DevicePattern(text)
+            }
+            let pattern = DevicePattern(text)
+            let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+            let looksLikeID = parts.count == 2 && parts.allSatisfy { !$0.isEmpty && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
+            if looksLikeID, case .name = pattern {
+                // `46d:c52b`: pad to four hex digits when that makes it valid.
+                var suggestion: String?
+                if parts.allSatisfy({ $0.count <= 4 && UInt16($0, radix: 16) != nil }) {
+                    suggestion = parts.map { String(repeating: "0", count: 4 - $0.count) + $0.lowercased() }.joined(separator: ":")
+                }
+                fail(path, "bad device id '\(text)': vendor:product needs four hex digits each, as '046d:c52b'", suggest: suggestion)
+                return nil
+            }
+            return pattern
+        }
+
+        func gestures(_ t: TOMLTable) -> GestureSettings {
+            let path: Path = [.key("gestures")]
+            checkKeys(t, at: path, allowed: ConfigurationLoader.keys(of: "gestures"))
+            var g = GestureSettings()
+            let range = ConfigurationLoader.millisecondRange
+            if let v = int(t, "long_press_ms", at: path, in: range, unit: "ms") { g.longPressDelay = v }
+            if let v = int(t, "repeat_delay_ms", at: path, in: range, unit: "ms") { g.repeatDelay = v }
+            if let v = int(t, "repeat_interval_ms", at: path, in: range, unit: "ms") { g.repeatInterval = v }
+            if let v = int(t, "double_tap_ms", at: path, in: range, unit: "ms") { g.doubleTapInterval = v }
+            return g
+        }
+
+        func callouts(_ t: TOMLTable) -> KeyholdConfiguration.CalloutSettings {
+            let path: Path = [.key("callouts")]
+            checkKeys(t, at: path, allowed: ConfigurationLoader.keys(of: "callouts"))
+            var c = KeyholdConfiguration.CalloutSettings()
+            if let v = bool(t, "enabled", at: path) { c.enabled = v }
+            if let list = strings(t, "locales", at: path) {
+                var locales: [String] = []
+                let known = LocalizedCalloutTable.shared
+                for (locale, p) in list {
+                    if locale.isEmpty { fail(p, "empty locale"); continue }
+                    guard known.resolveLocale(locale) != nil else {
+                        fail(p, "unknown callout locale '\(locale)'", suggest: Spelling.nearest(to: locale, in: known.localeIdentifiers))
+                        continue
+                    }
+                    if locales.contains(locale) { fail(p, "locale '\(locale)' is listed twice"); continue }
+                    locales.append(locale)
+                }
+                if list.isEmpty { fail(path + [.key("locales")], "needs at least one locale (the first is active)") }
+                if !locales.isEmpty { c.locales = locales }
+            }
+            if let custom = table(t, "custom", at: path) {
+                let customPath = path + [.key("custom")]
+                for key in orderedKeys(custom, at: customPath) {
+                    let p = customPath + [.key(key)]
+                    guard key.count == 1, let base = key.first else {
+                        fail(p, "a callout key is one character, not \(key.count)"); continue
+                    }
+                    if base.isUppercase, base.lowercased().count == 1 {
+                        fail(p, "callouts are set on the lower-case letter; upper case follows", suggest: base.lowercased()); continue
+                    }
+                    guard let list = strings(custom, key, at: customPath) else { continue }
+                    var candidates: [String] = []
+                    for (candidate, cp) in list {
+                        if candidate.isEmpty { fail(cp, "empty callout candidate"); continue }
+                        candidates.append(candidate)
+                    }
+                    c.custom[base] = candidates
+                }
+            }
+            return c
+        }
+
+        func output(_ t: TOMLTable) -> KeyholdConfiguration.OutputSettings {
+            let path: Path = [.key("output")]
+            checkKeys(t, at: path, allowed: ConfigurationLoader.keys(of: "output"))
+            var o = KeyholdConfiguration.OutputSettings()
+            if let v = string(t, "layout", at: path) { o.layout = v.isEmpty ? nil : v }
+            if let v = string(t, "variant", at: path) { o.variant = v.isEmpty ? nil : v }
+            if let v = string(t, "options", at: path) { o.options = v.isEmpty ? nil : v }
+            if let v = string(t, "unicode_method", at: path) {
+                if let method = UnicodeMethod(rawValue: v) {
+                    o.unicodeMethod = method
+                } else {
+                    let names = UnicodeMethod.allCases.map(\.rawValue)
+                    fail(path + [.key("unicode_method")], "unknown unicode method '\(v)' (one of \(names.joined(separator: ", ")))",
+                         suggest: Spelling.nearest(to: v, in: names))
+                }
+            }
+            if let v = string(t, "compose_key", at: path), let key = keyCode(v, at: path + [.key("compose_key")]) {
+                o.composeKey = key
+            }
+            if let v = int(t, "pace_us", at: path, in: ConfigurationLoader.paceRange, unit: "µs") { o.paceMicroseconds = v }
+            return o
+        }
+
+        /// A key name as KeyCode(name:) reads it; reports unknown names with the nearest one.
+        func keyCode(_ name: String, at path: Path, message: String? = nil) -> KeyCode? {
+            if let key = KeyCode(name: name) { return key }
+            fail(path, message ?? "unknown key name '\(name)'", suggest: Self.nearestKeyName(name))
+            return nil
+        }
+
+        static func nearestKeyName(_ name: String) -> String? {
+            var n = name.lowercased()
+            if n.hasPrefix("key_") { n.removeFirst(4) }
+            return Spelling.nearest(to: n, in: KeyCode.allNames)
+        }
+
+        // MARK: Bindings
+
+        /// `[bindings]` or `[layers.NAME]`: key = "action" or key = { gesture = "action", ... }.
+        func bindings(_ t: TOMLTable, at path: Path) -> [KeyCode: KeyBinding] {
+            var layer: [KeyCode: KeyBinding] = [:]
+            var spelled: [KeyCode: String] = [:]
+            for name in orderedKeys(t, at: path) {
+                let p = path + [.key(name)]
+                guard let value = t[name] else { continue }
+                guard let key = KeyCode(name: name) else {
+                    fail(p, "unknown key name '\(name)'", suggest: Self.nearestKeyName(name)); continue
+                }
+                if let first = spelled[key] {
+                    fail(p, "'\(name)' is the same key as '\(first)', which is already bound"); continue
+                }
+                spelled[key] = name
+                if let s = value.string {
+                    if let action = action(s, at: p) { layer[key] = KeyBinding(press: action) }
+                } else if let gestures = value.table {
+                    var actions: [KeyboardGesture: KeyboardAction] = [:]
+                    let names = KeyboardGesture.allCases.map(\.configName)
+                    var valid = true
+                    for gestureName in orderedKeys(gestures, at: p) {
+                        let gp = p + [.key(gestureName)]
+                        guard let gesture = KeyboardGesture(configName: gestureName) else {
+                            fail(gp, "unknown gesture '\(gestureName)' (one of \(names.joined(separator: ", ")))",
+                                 suggest: Spelling.nearest(to: gestureName, in: names))
+                            valid = false; continue
+                        }
+                        guard let text = string(gestures, gestureName, at: p) else { valid = false; continue }
+                        guard let action = action(text, at: gp) else { valid = false; continue }
+                        actions[gesture] = action
+                    }
+                    if gestures.isEmpty { fail(p, "binds no gesture (use press, release, long_press, repeat_press or double_tap)") }
+                    if valid && !actions.isEmpty { layer[key] = KeyBinding(actions) }
+                } else {
+                    wrongType(p, expected: "an action string or a table of gestures", found: value)
+                }
+            }
+            return layer
+        }
+
+        func layers(_ t: TOMLTable) -> [(KeyboardType, [KeyCode: KeyBinding])] {
+            let path: Path = [.key("layers")]
+            var result: [(KeyboardType, [KeyCode: KeyBinding])] = []
+            for name in orderedKeys(t, at: path) {
+                let p = path + [.key(name)]
+                guard let layer = table(t, name, at: path) else { continue }
+                if name == KeyboardType.alphabetic.name {
+                    fail(p, "the alphabetic layer is [bindings]"); continue
+                }
+                result.append((KeyboardType(name: name), bindings(layer, at: p)))
+            }
+            return result
+        }
+
+        /// `keyboardType:NAME` must name a standard keyboard type or a layer in `[layers]`.
+        func checkLayerReferences(_ root: TOMLTable) {
+            let standard = [KeyboardType.alphabetic, .numeric, .symbolic, .emojis].map(\.name)
+            let defined = root["layers"]?.table?.keys ?? []
+            for (name, path) in layerReferences where !standard.contains(name) && !defined.contains(name) {
+                fail(path, "no layer '\(name)' (define [layers.\(TOMLPathComponent.key(name))] or use \(standard.joined(separator: ", ")))",
+                     suggest: Spelling.nearest(to: name, in: standard + defined).map { "keyboardType:\($0)" })
+            }
+        }
+
+        // MARK: Actions
+
+        static let simpleActionNames = KeyboardAction.simpleNames.keys.sorted()
+
+        /// An action's configuration text; errors suggest the nearest valid action.
+        func action(_ text: String, at path: Path) -> KeyboardAction? {
+            do {
+                let action = try KeyboardAction(configString: text)
+                if case .keyboardType(let type) = action { layerReferences.append((type.name, path)) }
+                return action
+            } catch {
+                let value = text.firstIndex(of: ":").map { String(text[text.index(after: $0)...]) } ?? ""
+                switch error {
+                case .unknownAction:
+                    if let colon = text.firstIndex(of: ":") {
+                        let kind = String(text[..<colon])
+                        fail(path, "unknown action '\(text)'",
+                             suggest: Spelling.nearest(to: kind, in: KeyboardAction.valuePrefixes).map { "\($0):\(value)" })
+                    } else if KeyboardAction.valuePrefixes.contains(text) {
+                        fail(path, "action '\(text)' needs a value, as '\(text):VALUE'")
+                    } else {
+                        var suggestion = Spelling.nearest(to: text, in: Self.simpleActionNames)
+                        if suggestion == nil, KeyCode(name: text) != nil { suggestion = "key:\(text.lowercased())" }
+                        if suggestion == nil, text.count == 1 { suggestion = "character:\(text)" }
+                        fail(path, "unknown action '\(text)'", suggest: suggestion)
+                    }
+                case .missingValue(let kind):
+                    fail(path, "action '\(kind):' needs a value after the colon")
+                case .unknownKey(let name):
+                    fail(path, "unknown key name '\(name)' in action '\(text)'",
+                         suggest: Self.nearestKeyName(name).map { "key:\($0)" })
+                case .notOneCharacter(let v):
+                    fail(path, "'character:' takes one character, not \(v.count)", suggest: "text:\(v)")
+                case .unknownPrimary(let v):
+                    fail(path, "unknown primary key type '\(v)'",
+                         suggest: Spelling.nearest(to: v, in: KeyboardAction.PrimaryType.allCases.map(\.rawValue)).map { "primary:\($0)" })
+                }
+                return nil
+            }
+        }
+
+        // MARK: Feedback
+
+        func feedback(_ t: TOMLTable) -> KeyboardFeedbackSettings {
+            let path: Path = [.key("feedback")]
+            checkKeys(t, at: path, allowed: ConfigurationLoader.keys(of: "feedback"))
+            var f = KeyboardFeedbackSettings()
+            if let v = bool(t, "audio", at: path) { f.isAudioEnabled = v }
+            if let v = bool(t, "haptic", at: path) { f.isHapticEnabled = v }
+            if let v = number(t, "volume", at: path, in: 0...1) { f.audioVolume = v }
+            if let v = string(t, "audio_device", at: path) {
+                if v.isEmpty { fail(path + [.key("audio_device")], "empty ALSA device name", suggest: "default") } else { f.audioDevice = v }
+            }
+            if let v = string(t, "haptic_device", at: path) { f.hapticDevice = v }
+            if let value = t["override"] {
+                let p = path + [.key("override")]
+                if let array = value.array {
+                    for (i, element) in array.enumerated() {
+                        guard let table = element.table else {
+                            wrongType(p + [.index(i)], expected: "a table", found: element); continue
+                        }
+                        if let o = override(table, at: p + [.index(i)]) { f.overrides.append(o) }
+                    }
+                } else {
+                    wrongType(p, expected: "an array of tables ([[feedback.override]])", found: value)
+                }
+            }
+            return f
+        }
+
+        func override(_ t: TOMLTable, at path: Path) -> KeyboardFeedbackSettings.Override? {
+            let errorCount = errors.count
+            // A misspelt key makes "missing" errors that only repeat it.
+            let allKnown = checkKeys(t, at: path, allowed: ConfigurationLoader.keys(of: "feedback.override"))
+            var action: KeyboardAction?
+            if let s = string(t, "action", at: path) { action = self.action(s, at: path + [.key("action")]) }
+            var gesture: KeyboardGesture?
+            if let s = string(t, "gesture", at: path) {
+                gesture = KeyboardGesture(configName: s)
+                if gesture == nil {
+                    let names = KeyboardGesture.allCases.map(\.configName)
+                    fail(path + [.key("gesture")], "unknown gesture '\(s)' (one of \(names.joined(separator: ", ")))",
+                         suggest: Spelling.nearest(to: s, in: names))
+                }
+            } else if t["gesture"] == nil && allKnown {
+                fail(path, "missing key 'gesture' (press, release, long_press, repeat_press or double_tap)")
+            }
+            var audio: AudioFeedback?
+            if let s = string(t, "audio", at: path) {
+                audio = AudioFeedback(configString: s)
+                if audio == nil {
+                    fail(path + [.key("audio")], "unknown audio feedback '\(s)' (input, delete, system, none or a file path)",
+                         suggest: Spelling.nearest(to: s, in: ["input", "delete", "system", "none"]))
+                }
+            }
+            var haptic: HapticFeedback?
+            if let s = string(t, "haptic", at: path) {
+                haptic = HapticFeedback(configString: s)
+                if haptic == nil {
+                    fail(path + [.key("haptic")], "unknown haptic feedback '\(s)'",
+                         suggest: Spelling.nearest(to: s, in: HapticFeedback.allCases.map(\.configString)))
+                }
+            }
+            if t["audio"] == nil && t["haptic"] == nil && allKnown {
+                fail(path, "an override needs 'audio' or 'haptic'")
+            }
+            guard errors.count == errorCount, let gesture else { return nil }
+            return .init(action: action, gesture: gesture, audio: audio, haptic: haptic)
+        }
+    }
+}

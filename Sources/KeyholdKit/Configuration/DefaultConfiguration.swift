@@ -1,0 +1,107 @@
+// The embedded default configuration: byte for byte config/keyhold.toml (a test checks it).
+// After editing config/keyhold.toml, paste it between the delimiters again, unindented.
+
+enum DefaultConfiguration {
+    static let text = #"""
+# Keyhold configuration.
+#
+# Keyhold reads /etc/keyhold/config.toml, or the file given with --config; the user service
+# reads $XDG_CONFIG_HOME/keyhold/config.toml. With no file, this text applies: it is built into
+# the daemon. Check a file with `keyhold check FILE`; apply it with `keyhold reload` (or SIGHUP),
+# which keeps the running configuration if the new one has an error.
+# Every value below is the default. Unknown keys are errors.
+
+[devices]
+# Which keyboards to grab. Each entry is a device name glob ("*Keychron*"), a USB id
+# "vvvv:pppp" in hex ("046d:c52b"), or "phys:GLOB" matching the physical path
+# ("phys:usb-0000:00:14.0-2/*"). An empty include list takes every keyboard (a device with
+# keys A to Z and Space); exclude wins over include. Keyhold's own virtual keyboard is never taken.
+include = []
+exclude = []
+
+[gestures]
+# Key timing, in milliseconds.
+# Holding a key this long, with no other key pressed since, opens its callouts (accent picker)
+# or runs its long_press binding.
+long_press_ms = 500
+# Held keys that Keyhold handles and whose action repeats (backspace, cursor moves, space,
+# characters without callouts) repeat first after this delay... Keys passed through unchanged
+# keep the desktop's own key repeat.
+repeat_delay_ms = 600
+# ...then at this interval.
+repeat_interval_ms = 40
+# A second release of the same key within this time of the first is a double tap.
+double_tap_ms = 200
+
+[callouts]
+# Hold a letter to pick an accent: hold e, then press 1-9 to choose, Right/Tab/e to cycle,
+# Enter to keep what is shown, Esc to go back to e.
+enabled = true
+# Callout locales (CLDR identifiers: "fr", "de-CH", "sr-Latn", ...). The first is active; the
+# nextLocale action cycles through them.
+locales = ["en"]
+
+[callouts.custom]
+# Candidates per base character, in order; they replace the locale's candidates for it.
+# An empty list turns callouts off for that character.
+# e = ["é", "è", "ê", "ë"]
+# "$" = ["€", "£", "¥"]
+
+[output]
+# The XKB layout characters are typed with. "" reads XKBLAYOUT, XKBVARIANT and XKBOPTIONS from
+# /etc/default/keyboard, else uses "us".
+layout = ""
+variant = ""
+options = ""
+# How to type characters the layout cannot:
+#   "console"       Linux virtual console: Alt held, the decimal code on the keypad
+#   "ctrl-shift-u"  GTK and IBus hex entry
+#   "compose"       Compose sequences from the table `keyhold compose-file` prints
+unicode_method = "console"
+# The evdev name of the key your XKB setup treats as Compose (Multi_key), for "compose".
+compose_key = "compose"
+# Pause between synthetic key events, in microseconds, for programs that drop fast input.
+pace_us = 0
+
+[bindings]
+# What keys do. key = "action" binds the press; a table binds gestures:
+#   key = { press = "...", release = "...", long_press = "...", repeat_press = "...", double_tap = "..." }
+# Keys are evdev names without KEY_, in any case: a, 1, capslock, leftalt, rightmeta, f13, kp1...
+# Actions: backspace, space, tab, return, escape, shift, capsLock, control, option, command,
+#   moveCursorBackward, moveCursorForward, nextLocale, none (swallows the key),
+#   character:é, text:hello, emoji:🙂, key:f13 (sends that key), keyboardType:symbolic (switches
+#   layer), primary:done, custom:NAME (for a custom action handler).
+# Unbound keys without callouts pass through unchanged.
+# capslock = "escape"
+# rightalt = { press = "keyboardType:symbolic", release = "keyboardType:alphabetic" }
+
+# [layers.symbolic]
+# A layer, in the same form as [bindings], active while keyboardType:symbolic is selected
+# (numeric, emojis or any other name work the same). Keys it does not bind use [bindings].
+# j = "character:("
+
+[feedback]
+# Audio: short synthesized clicks through ALSA (input, delete and system sounds).
+audio = true
+# Haptics: rumble on a force-feedback device, where there is one.
+haptic = true
+# Audio volume, from 0 to 1.
+volume = 0.5
+# The ALSA PCM to play on.
+audio_device = "default"
+# The force-feedback device name (a glob); "" detects one.
+haptic_device = ""
+
+# Overrides of the standard feedback (input sound on typing, delete sound on backspace, system
+# sound on other actions; a light tap on press and double tap, a medium one on long press).
+# Each names a gesture, optionally an action, and the audio and/or haptic to use instead:
+# audio is input, delete, system, none or a WAV file path; haptic is lightImpact, mediumImpact,
+# heavyImpact, selectionChanged, success, warning, error or none.
+# [[feedback.override]]
+# action = "backspace"
+# gesture = "long_press"
+# audio = "/usr/share/sounds/keyhold/erase.wav"
+# haptic = "none"
+
+"""#
+}
