@@ -33,7 +33,7 @@ public struct SimulationScript: Hashable, Sendable {
                 steps.append(.wait(milliseconds: ms))
             case "d", "u", "r":
                 guard let key = KeyCode(name: value) else {
-                    let near = Suggestion.nearest(to: value.lowercased(), in: KeyCode.allNames).map { " (did you mean '\($0)'?)" } ?? ""
+                    let near = Spelling.nearest(to: value.lowercased(), in: KeyCode.allNames).map { " (did you mean '\($0)'?)" } ?? ""
                     throw ParseError(step: token, position: n + 1, message: "unknown key '\(value)'\(near)")
                 }
                 steps.append(.key(key, kind == "d" ? .down : kind == "u" ? .up : .autoRepeat))
