@@ -5,6 +5,8 @@ public enum TraceEntry: Hashable, Sendable, CustomStringConvertible {
     case gesture(KeyCode, KeyboardGesture, KeyboardAction, Timestamp)
     case callout(CalloutEvent, Timestamp)
     case output(KeyCode, KeyState, Timestamp)
+    /// The active callout locale changed (`nextLocale`).
+    case locale(String, Timestamp)
     case panic(Timestamp)
 
     public var description: String {
@@ -17,6 +19,7 @@ public enum TraceEntry: Hashable, Sendable, CustomStringConvertible {
         case .callout(.moved(let i, let shown), let t): return "\(t) callout move \(i) \(shown)"
         case .callout(.closed(let text), let t): return "\(t) callout close \(text)"
         case .output(let k, let s, let t): return "\(t) out \(k) \(Self.name(s))"
+        case .locale(let id, let t): return "\(t) locale \(id)"
         case .panic(let t): return "\(t) panic escape"
         }
     }

@@ -153,16 +153,18 @@ public final class KeyholdEngine {
     /// Runs a gesture: a binding for that gesture is tapped as its own action; otherwise the
     /// handler decides what the gesture does on the key's action.
     private func run(_ gesture: KeyboardGesture, key: KeyCode, action: KeyboardAction) {
-        let handler = services.actionHandler
+        let handler = services.actionHandler, context = services.keyboardContext
         (handler as? StandardKeyboardActionHandler)?.currentKey = key
-        let bound = gesture == .press ? nil : bindings.binding(for: key, in: services.keyboardContext.keyboardType)?.actions[gesture]
+        let bound = gesture == .press ? nil : bindings.binding(for: key, in: context.keyboardType)?.actions[gesture]
         observer?.record(.gesture(key, gesture, bound ?? action, now))
+        let locale = context.locale
         if let bound {
             handler.handle(.press, on: bound)
             handler.handle(.release, on: bound)
         } else {
             handler.handle(gesture, on: action)
         }
+        if context.locale != locale { observer?.record(.locale(context.locale, now)) }
     }
 
     private func forwardDown(_ key: KeyCode) {
