@@ -52,6 +52,21 @@ final class ServicesTests: XCTestCase {
         XCTAssertEqual(haptics.played, [.lightImpact, .mediumImpact, .selectionChanged, .selectionChanged])
     }
 
+    func testNextLocaleGivesSystemSoundAndHaptic() {
+        let c = configuration {
+            $0.callouts.locales = ["en", "pl"]
+            $0.bindings = KeyBindings([.alphabetic: [.f1: KeyBinding(press: .nextLocale)]])
+        }
+        let s = Simulator(configuration: c)
+        let haptics = CountingHaptics(), audio = CountingAudio()
+        s.engine.services.hapticEngine = haptics
+        s.engine.services.audioEngine = audio
+        s.run(try! SimulationScript("d:f1 u:f1"))
+        XCTAssertEqual(s.engine.services.keyboardContext.locale, "pl")
+        XCTAssertEqual(audio.played, [.system])
+        XCTAssertEqual(haptics.played, [.lightImpact])
+    }
+
     // MARK: subclasses that override one method
 
     final class LongQTypesAt: StandardKeyboardActionHandler {
