@@ -23,10 +23,12 @@ let package = Package(
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         .systemLibrary(name: "CXKBCommon", pkgConfig: "xkbcommon", providers: [.apt(["libxkbcommon-dev"])]),
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         // Linux adapters: evdev input, uinput output, udev hotplug, xkbcommon layouts, the epoll loop.
         .target(
             name: "KeyholdLinux",
-            dependencies: ["KeyholdKit", "CEvdev", "CUdev", "CXKBCommon"]
+            dependencies: ["KeyholdKit", "CEvdev", "CUdev", "CXKBCommon", "CALSA", "CSystemd"]
         ),
         .executableTarget(
             name: "keyhold",
@@ -36,7 +38,9 @@ let package = Package(
             ]
         ),
         // Prints engine throughput; run with `swift run -c release KeyholdBenchmarks`.
-        .executableTarget(name: "KeyholdBenchmarks", dependencies: ["KeyholdKit"]),
+        .executableTarget(name: "KeyholdBenchmarks", dependencies: ["KeyholdKit", "KeyholdLinux"]),
         .testTarget(name: "KeyholdKitTests", dependencies: ["KeyholdKit"]),
+        // Linux adapters that run on any host: xkbcommon layouts, ALSA through a file PCM.
+        .testTarget(name: "KeyholdLinuxTests", dependencies: ["KeyholdLinux", "KeyholdKit"]),
     ]
 )

@@ -2,7 +2,7 @@
 # Installs the Debian packages Keyhold builds against (and, with --e2e, what the QEMU
 # end-to-end tests need). Idempotent; needs root (or sudo).
 set -euo pipefail
-pkgs=(pkg-config libevdev-dev libudev-dev libxkbcommon-dev xkb-data libasound2-dev unicode-cldr-core)
+pkgs=(pkg-config libevdev-dev libudev-dev libxkbcommon-dev xkb-data libasound2-dev libsystemd-dev unicode-cldr-core)
 if [ "${1:-}" = "--e2e" ]; then
   pkgs+=(qemu-system-x86 busybox-static kmod udev kbd interception-tools)
 fi

@@ -1,0 +1,130 @@
+import CXKBCommon
+import Glibc
+import KeyholdKit
+
+/// A `KeyboardLayout` for any XKB layout, built with xkbcommon from rules/model/layout/variant/
+/// options (needs only the xkb-data files, no display server).
+///
+/// Both directions come from simulating the keys the virtual keyboard would press: for each of
+/// no modifier, Shift (LEFTSHIFT), AltGr (RIGHTALT, when the keymap makes it ISO_Level3_Shift)
+/// and Shift+AltGr, every key's character is read from an xkb_state. The reverse map (character
+/// to keystroke) prefers main keys over the 102nd key and other extra keys, those over the
+/// keypad, and within each group the lowest level, then the lowest key code. Evdev code = XKB
+/// keycode - 8. The first layout group is used.
+public final class XKBLayout: KeyboardLayout {
+    public let name: String
+    public let names: XKBNames
+    /// Whether RIGHTALT is AltGr (ISO_Level3_Shift) in this keymap.
+    public let hasAltGr: Bool
+    private var characters: [[Character?]] = []   // [combo][evdev code]
+    private var keystrokes: [Character: Keystroke] = [:]
+
+    public enum Error: Swift.Error, CustomStringConvertible {
+        case context
+        case keymap(XKBNames)
+        public var description: String {
+            switch self {
+            case .context: return "xkbcommon: cannot create a context"
+            case .keymap(let n): return "xkbcommon cannot compile the keymap for layout \"\(n.layoutName)\"" +
+                (n.options.isEmpty ? "" : " with options \"\(n.options)\"") + " (model \(n.model), from \(n.source))"
+            }
+        }
+    }
+
+    private static let combos: [ModifierKeys] = [[], .shift, .altGr, [.shift, .altGr]]
+    private static let highestCode = 247   // XKB keycodes stop at 255
+
+    public init(_ names: XKBNames) throws(Error) {
+        self.names = names
+        name = names.layoutName
+        guard let context = xkb_context_new(XKB_CONTEXT_NO_FLAGS) else { throw .context }
+        defer { xkb_context_unref(context) }
+        // xkbcommon's own messages (which file is missing) become debug lines; the failure
+        // itself is reported by the caller with this layout's names.
+        xkb_context_set_log_fn(context, { _, _, format, args in
+            guard let format, let args else { return }
+            var buffer = [CChar](repeating: 0, count: 512)
+            _ = vsnprintf(&buffer, buffer.count, format, args)
+            let message = String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            Log.debug("xkbcommon: \(message)")
+        })
+        let keymap: OpaquePointer? = names.rules.withCString { rules in
+            names.model.withCString { model in
+                names.layout.withCString { layout in
+                    names.variant.withCString { variant in
+                        names.options.withCString { options in
+                            var rmlvo = xkb_rule_names(rules: rules, model: model, layout: layout, variant: variant, options: options)
+                            return xkb_keymap_new_from_names(context, &rmlvo, XKB_KEYMAP_COMPILE_NO_FLAGS)
+                        }
+                    }
+                }
+            }
+        }
+        guard let keymap else { throw .keymap(names) }
+        defer { xkb_keymap_unref(keymap) }
+
+        let xkb = { (key: KeyCode) in xkb_keycode_t(key.rawValue) + 8 }
+        let base = xkb_state_new(keymap)
+        hasAltGr = xkb_state_key_get_one_sym(base, xkb(.rightAlt)) == UInt32(XKB_KEY_ISO_Level3_Shift)
+        let hasShift = [UInt32(XKB_KEY_Shift_L), UInt32(XKB_KEY_Shift_R)].contains(xkb_state_key_get_one_sym(base, xkb(.leftShift)))
+        xkb_state_unref(base)
+        let maxCode = min(XKBLayout.highestCode, Int(xkb_keymap_max_keycode(keymap)) - 8)
+
+        for combo in XKBLayout.combos {
+            var row = [Character?](repeating: nil, count: XKBLayout.highestCode + 1)
+            defer { characters.append(row) }
+            if (combo.contains(.shift) && !hasShift) || (combo.contains(.altGr) && !hasAltGr) { continue }
+            guard let state = xkb_state_new(keymap) else { continue }
+            defer { xkb_state_unref(state) }
+            for key in combo.keys { xkb_state_update_key(state, xkb(key), XKB_KEY_DOWN) }
+            guard maxCode >= 1 else { continue }
+            for code in 1...maxCode {
+                let key = KeyCode(UInt16(code))
+                if ModifierKeys(key: key) != nil { continue }
+                let cp = xkb_state_key_get_utf32(state, xkb(key))
+                let sym = xkb_state_key_get_one_sym(state, xkb(key))
+                row[code] = XKBLayout.character(cp, sym: sym, key: key)
+            }
+        }
+
+        // The reverse map, in order of preference.
+        for tier in 0..<3 {
+            for (c, combo) in XKBLayout.combos.enumerated() {
+                for code in 1...XKBLayout.highestCode where XKBLayout.tier(of: code) == tier {
+                    guard let character = characters[c][code], keystrokes[character] == nil else { continue }
+                    keystrokes[character] = Keystroke(KeyCode(UInt16(code)), combo)
+                }
+            }
+        }
+    }
+
+    /// 0: the main block; 1: extra keys (102nd, JIS, media); 2: the keypad.
+    private static func tier(of code: Int) -> Int {
+        switch code {
+        case 55, 71...83, 95, 96, 98, 117, 118, 121, 179, 180: return 2
+        case 1...70: return 0
+        default: return 1
+        }
+    }
+
+    /// The character a code point stands for; control characters type nothing, except Enter
+    /// and Tab (as `USLayout`: "\n" and "\t").
+    private static func character(_ cp: UInt32, sym: xkb_keysym_t, key: KeyCode) -> Character? {
+        if key == .enter { return cp == 0x0d ? "\n" : nil }
+        if key == .tab { return cp == 0x09 || sym == UInt32(XKB_KEY_ISO_Left_Tab) ? "\t" : nil }
+        guard cp >= 0x20, cp != 0x7f, !(0x80...0x9f).contains(cp), let scalar = Unicode.Scalar(cp) else { return nil }
+        return Character(scalar)
+    }
+
+    public func keystroke(for character: Character) -> Keystroke? { keystrokes[character] }
+
+    public func character(for key: KeyCode, modifiers: ModifierKeys) -> Character? {
+        let index = (modifiers.contains(.shift) ? 1 : 0) + (modifiers.contains(.altGr) ? 2 : 0)
+        let code = Int(key.rawValue)
+        guard code < characters[index].count else { return nil }
+        return characters[index][code]
+    }
+
+    /// Every character the layout types directly.
+    public var typableCharacters: [Character] { Array(keystrokes.keys) }
+}

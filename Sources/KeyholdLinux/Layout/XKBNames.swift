@@ -1,0 +1,82 @@
+import KeyholdKit
+
+/// An XKB keymap by rules, model, layout, variant and options, and where it came from.
+public struct XKBNames: Hashable, Sendable, CustomStringConvertible {
+    public var rules = "evdev"
+    public var model = "pc105"
+    public var layout = "us"
+    public var variant = ""
+    public var options = ""
+    /// `config`, the defaults file's path, or `built-in`.
+    public var source = "built-in"
+
+    public init(layout: String = "us", variant: String = "", options: String = "", model: String = "pc105",
+                rules: String = "evdev", source: String = "built-in") {
+        self.layout = layout; self.variant = variant; self.options = options; self.model = model
+        self.rules = rules; self.source = source
+    }
+
+    /// `fr(azerty)`, as logs and traces show it.
+    public var layoutName: String { variant.isEmpty ? layout : "\(layout)(\(variant))" }
+
+    public var description: String {
+        "\(layoutName)\(options.isEmpty ? "" : " options \(options)") model \(model) (from \(source))"
+    }
+
+    /// DESIGN.md, Output: the layout from the configuration, else /etc/default/keyboard
+    /// (XKBLAYOUT, XKBVARIANT, XKBOPTIONS, XKBMODEL), else `us`. Variant and options from the
+    /// configuration override the file's.
+    public static func resolve(_ output: KeyholdConfiguration.OutputSettings,
+                               defaultsFile: String = "/etc/default/keyboard") -> XKBNames {
+        var names = XKBNames()
+        if let layout = output.layout, !layout.isEmpty {
+            names.layout = layout
+            names.source = "config"
+        } else if let text = readTextFile(defaultsFile) {
+            let values = parseDefaults(text)
+            if let layout = values["XKBLAYOUT"], !layout.isEmpty {
+                names.layout = layout
+                names.variant = values["XKBVARIANT"] ?? ""
+                names.options = values["XKBOPTIONS"] ?? ""
+                if let model = values["XKBMODEL"], !model.isEmpty { names.model = model }
+                names.source = defaultsFile
+            }
+        }
+        if let variant = output.variant { names.variant = variant }
+        if let options = output.options { names.options = options }
+        return names
+    }
+
+    /// Parses a shell-style `KEY="value"` file such as /etc/default/keyboard (comments, quotes,
+    /// `export`; no expansion).
+    public static func parseDefaults(_ text: String) -> [String: String] {
+        var values: [String: String] = [:]
+        for raw in text.split(whereSeparator: \.isNewline) {
+            var line = raw.drop(while: { $0 == " " || $0 == "\t" })
+            if line.hasPrefix("#") { continue }
+            if line.hasPrefix("export ") { line = line.dropFirst(7) }
+            guard let eq = line.firstIndex(of: "=") else { continue }
+            let key = line[..<eq].trimmingCharacters(in: " \t")
+            guard !key.isEmpty, key.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else { continue }
+            var value = Substring(line[line.index(after: eq)...])
+            if let quote = value.first, quote == "\"" || quote == "'" {
+                value = value.dropFirst()
+                if let end = value.firstIndex(of: quote) { value = value[..<end] }
+            } else {
+                if let hash = value.firstIndex(of: "#") { value = value[..<hash] }
+                value = Substring(value.trimmingCharacters(in: " \t"))
+            }
+            values[key] = String(value)
+        }
+        return values
+    }
+}
+
+extension StringProtocol {
+    fileprivate func trimmingCharacters(in set: String) -> String {
+        var s = Substring(self)
+        while let f = s.first, set.contains(f) { s.removeFirst() }
+        while let l = s.last, set.contains(l) { s.removeLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,141 @@
+import CEvdev
+import Glibc
+import KeyholdKit
+
+/// The uinput keyboard every program receives Keyhold's keys from. Every key event is followed by
+/// SYN_REPORT; events are written when `flush()` is called (the daemon does after every loop
+/// batch) or one by one when paced. The kernel and desktops write LED state to it; read
+/// `fd` with `readFeedback()` to learn Caps Lock / Num Lock and mirror them to the grabbed keyboards.
+public final class VirtualKeyboard: KeyEventOutput {
+    public static let deviceName = "Keyhold Virtual Keyboard"
+    public static let bustype = UInt16(BUS_VIRTUAL)
+    /// "KH": distinctive, so `keyhold devices` and a second instance recognise the device.
+    public static let vendor: UInt16 = 0x4b48
+    public static let product: UInt16 = 0x0001
+
+    /// The uinput fd: readable when LED (or repeat-rate) events arrive.
+    public let fd: Int32
+    private var uidev: OpaquePointer?
+    /// /dev/input/eventN of the virtual keyboard (nil if evdev is not loaded).
+    public let devnode: String?
+    /// Pause after every event, in microseconds (`output.paceMicroseconds`).
+    public var paceMicroseconds = 0
+    /// The device has EV_REP, so the kernel repeats held keys itself (and desktops use their own
+    /// repeat). Kernel repeats of forwarded keys are then dropped here, else a held key would
+    /// repeat twice as fast on the virtual console.
+    public var forwardsKernelRepeats = false
+    public private(set) var leds = LEDState()
+    private var writeFailed = false
+
+    /// Key codes enabled on the device: every KEY_* code, no BTN_* range (a button would make
+    /// udev and libinput treat the keyboard as a mouse, joystick or tablet).
+    static let keyCodes: [ClosedRange<Int32>] = [1...0xff, 0x160...0x21f, 0x224...0x2bf]
+
+    public init() throws(SystemError) {
+        guard let dev = libevdev_new() else { throw SystemError("libevdev_new", ENOMEM) }
+        defer { libevdev_free(dev) }
+        libevdev_set_name(dev, VirtualKeyboard.deviceName)
+        libevdev_set_id_bustype(dev, Int32(VirtualKeyboard.bustype))
+        libevdev_set_id_vendor(dev, Int32(VirtualKeyboard.vendor))
+        libevdev_set_id_product(dev, Int32(VirtualKeyboard.product))
+        libevdev_set_id_version(dev, 1)
+        libevdev_enable_event_type(dev, UInt32(EV_KEY))
+        for range in VirtualKeyboard.keyCodes {
+            for code in range { libevdev_enable_event_code(dev, UInt32(EV_KEY), UInt32(code), nil) }
+        }
+        libevdev_enable_event_type(dev, UInt32(EV_LED))
+        for led in [LED_NUML, LED_CAPSL, LED_SCROLLL] { libevdev_enable_event_code(dev, UInt32(EV_LED), UInt32(led), nil) }
+        // EV_REP: uinput cannot take delay/period; the kernel defaults apply (250 ms, 33 ms).
+        var delay: Int32 = 250, period: Int32 = 33
+        libevdev_enable_event_type(dev, UInt32(EV_REP))
+        libevdev_enable_event_code(dev, UInt32(EV_REP), UInt32(REP_DELAY), &delay)
+        libevdev_enable_event_code(dev, UInt32(EV_REP), UInt32(REP_PERIOD), &period)
+
+        let fd = open("/dev/uinput", O_RDWR | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { throw SystemError("open /dev/uinput", errno) }
+        var uidev: OpaquePointer?
+        let rc = libevdev_uinput_create_from_device(dev, fd, &uidev)
+        guard rc == 0, let uidev else { close(fd); throw SystemError("uinput device creation", -rc) }
+        self.fd = fd
+        self.uidev = uidev
+        devnode = libevdev_uinput_get_devnode(uidev).map { String(cString: $0) }
+    }
+
+    deinit { destroy() }
+
+    /// Removes the device. Call after releasing every key.
+    public func destroy() {
+        guard let uidev else { return }
+        flush()
+        libevdev_uinput_destroy(uidev)   // UI_DEV_DESTROY; the fd is ours to close
+        close(fd)
+        self.uidev = nil
+    }
+
+    public var exists: Bool { uidev != nil }
+
+    public func send(_ key: KeyCode, _ state: KeyState) {
+        guard uidev != nil else { return }
+        if state == .autoRepeat && !forwardsKernelRepeats { return }
+        var event = input_event()
+        event.type = UInt16(EV_KEY)
+        event.code = key.rawValue
+        event.value = state.rawValue
+        pending.append(event)
+        pending.append(VirtualKeyboard.synReport)
+        if paceMicroseconds > 0 {
+            flush()
+            usleep(UInt32(paceMicroseconds))
+        } else if pending.count >= VirtualKeyboard.maximumBatch {
+            flush()
+        }
+    }
+
+    /// Writes the events sent since the last flush in one write(2). The daemon flushes after
+    /// every batch of its event loop, so nothing waits longer than the batch that produced it;
+    /// a batch never exceeds 32 events (half the kernel's 64-event buffer of a reader).
+    public func flush() {
+        guard !pending.isEmpty, uidev != nil else { pending.removeAll(keepingCapacity: true); return }
+        let size = MemoryLayout<input_event>.stride * pending.count
+        var written = 0
+        while written < size {
+            let n = pending.withUnsafeBytes { write(fd, $0.baseAddress! + written, size - written) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 {
+                if !writeFailed { Log.error("writing to the virtual keyboard failed: \(errorString(errno))") }
+                writeFailed = true
+                break
+            }
+            written += n
+        }
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    private var pending: [input_event] = []
+    private static let maximumBatch = 32
+    private static let synReport: input_event = {
+        var event = input_event()
+        event.type = UInt16(EV_SYN)
+        event.code = UInt16(SYN_REPORT)
+        return event
+    }()
+
+    /// Reads what the kernel wrote to the device (LED changes; repeat settings and force
+    /// feedback requests are ignored). Returns true when the LED state changed.
+    public func readFeedback() -> Bool {
+        let before = leds
+        var ev = input_event()
+        let size = MemoryLayout<input_event>.stride
+        while withUnsafeMutableBytes(of: &ev, { read(fd, $0.baseAddress, size) }) == size {
+            guard Int32(ev.type) == EV_LED else { continue }
+            let on = ev.value != 0
+            switch Int32(ev.code) {
+            case LED_CAPSL: leds.capsLock = on
+            case LED_NUML: leds.numLock = on
+            case LED_SCROLLL: leds.scrollLock = on
+            default: break
+            }
+        }
+        return leds != before
+    }
+}

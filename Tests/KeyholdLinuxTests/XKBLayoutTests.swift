@@ -1,0 +1,183 @@
+import KeyholdKit
+@testable import KeyholdLinux
+import XCTest
+
+/// xkbcommon needs only the xkb-data files (/usr/share/X11/xkb), so these run on any host.
+final class XKBLayoutTests: XCTestCase {
+    func testUSMatchesBuiltInLayoutForEveryPrintableASCIICharacter() throws {
+        let xkb = try XKBLayout(XKBNames(layout: "us"))
+        let builtIn = USLayout()
+        for value in 0x20...0x7e {
+            let character = Character(Unicode.Scalar(UInt8(value)))
+            XCTAssertEqual(xkb.keystroke(for: character), builtIn.keystroke(for: character), "keystroke for \(character)")
+        }
+        XCTAssertEqual(xkb.keystroke(for: "\n"), builtIn.keystroke(for: "\n"))
+        XCTAssertEqual(xkb.keystroke(for: "\t"), builtIn.keystroke(for: "\t"))
+        XCTAssertNil(xkb.keystroke(for: "é"), "us has no é key")
+        XCTAssertFalse(xkb.hasAltGr)
+    }
+
+    func testUSForwardMapMatchesBuiltInLayout() throws {
+        let xkb = try XKBLayout(XKBNames(layout: "us"))
+        let builtIn = USLayout()
+        for code in UInt16(1)...UInt16(58) where code != 55 {   // USLayout has no keypad
+            let key = KeyCode(code)
+            for modifiers in [ModifierKeys(), .shift] {
+                XCTAssertEqual(xkb.character(for: key, modifiers: modifiers), builtIn.character(for: key, modifiers: modifiers),
+                               "\(key) \(modifiers)")
+            }
+        }
+        XCTAssertNil(xkb.character(for: .a, modifiers: .altGr), "us has no AltGr level")
+        XCTAssertEqual(xkb.character(for: .a, modifiers: [], capsLock: true), "A")
+        XCTAssertNil(xkb.character(for: .esc, modifiers: []))
+        XCTAssertNil(xkb.character(for: .leftShift, modifiers: []))
+    }
+
+    func testFrenchAZERTY() throws {
+        let fr = try XKBLayout(XKBNames(layout: "fr"))
+        XCTAssertTrue(fr.hasAltGr)
+        XCTAssertEqual(fr.keystroke(for: "é"), Keystroke(.two), "é is the 2 key, no modifier")
+        XCTAssertEqual(fr.keystroke(for: "è"), Keystroke(KeyCode(8)))
+        XCTAssertEqual(fr.keystroke(for: "a"), Keystroke(.q))
+        XCTAssertEqual(fr.keystroke(for: "A"), Keystroke(.q, .shift))
+        XCTAssertEqual(fr.keystroke(for: "q"), Keystroke(.a))
+        XCTAssertEqual(fr.keystroke(for: "2"), Keystroke(.two, .shift))
+        XCTAssertEqual(fr.keystroke(for: "€"), Keystroke(.e, .altGr))
+        XCTAssertEqual(fr.keystroke(for: "@"), Keystroke(.zero, .altGr))
+        XCTAssertEqual(fr.character(for: .two, modifiers: []), "é")
+        XCTAssertEqual(fr.character(for: .q, modifiers: .shift), "A")
+        XCTAssertEqual(fr.name, "fr")
+    }
+
+    func testGerman() throws {
+        let de = try XKBLayout(XKBNames(layout: "de"))
+        XCTAssertEqual(de.keystroke(for: "ß"), Keystroke(.minus), "ß is a direct key")
+        XCTAssertEqual(de.keystroke(for: "z"), Keystroke(.y))
+        XCTAssertEqual(de.keystroke(for: "y"), Keystroke(.z))
+        XCTAssertEqual(de.keystroke(for: "ü"), Keystroke(KeyCode(26)))
+        XCTAssertEqual(de.keystroke(for: "Ö"), Keystroke(KeyCode(39), .shift))
+        XCTAssertEqual(de.keystroke(for: "@"), Keystroke(.q, .altGr))
+        XCTAssertEqual(de.keystroke(for: "<"), Keystroke(KeyCode(86)), "the 102nd key")
+        XCTAssertEqual(de.keystroke(for: "/"), Keystroke(KeyCode(8), .shift), "main keys before the keypad")
+        XCTAssertEqual(de.keystroke(for: "*"), Keystroke(KeyCode(27), .shift))
+        XCTAssertNil(de.keystroke(for: "é"), "dead keys are not used: é goes through the Unicode method")
+    }
+
+    func testVariantAndOptions() throws {
+        let dvorak = try XKBLayout(XKBNames(layout: "us", variant: "dvorak"))
+        XCTAssertEqual(dvorak.keystroke(for: "a"), Keystroke(.a))
+        XCTAssertEqual(dvorak.keystroke(for: "o"), Keystroke(.s))
+        XCTAssertEqual(dvorak.name, "us(dvorak)")
+        let intl = try XKBLayout(XKBNames(layout: "us", variant: "altgr-intl"))
+        XCTAssertTrue(intl.hasAltGr)
+        XCTAssertEqual(intl.keystroke(for: "é"), Keystroke(.e, .altGr))
+        let compose = try XKBLayout(XKBNames(layout: "fr", options: "compose:ralt"))
+        XCTAssertFalse(compose.hasAltGr, "RIGHTALT is Compose: no AltGr level")
+        XCTAssertNil(compose.keystroke(for: "€"))
+    }
+
+    func testUnknownLayoutFails() {
+        XCTAssertThrowsError(try XKBLayout(XKBNames(layout: "no-such-layout", source: "config"))) { error in
+            XCTAssertTrue("\(error)".contains("no-such-layout"))
+        }
+    }
+
+    func testPlannerTypesWithXKBLayout() throws {
+        let planner = KeystrokePlanner(layout: try XKBLayout(XKBNames(layout: "fr")), unicodeMethod: .console)
+        var steps: [KeystrokeStep] = []
+        try planner.plan("é", capsLock: false, into: &steps)
+        XCTAssertEqual(steps, [.tap(Keystroke(.two))])
+        steps.removeAll()
+        try planner.plan("ñ", capsLock: false, into: &steps)
+        XCTAssertEqual(steps.first, .down(.leftAlt), "ñ is not on fr: console Unicode method")
+    }
+}
+
+final class XKBNamesTests: XCTestCase {
+    func testParsesDefaultKeyboardFile() {
+        let text = """
+            # KEYBOARD CONFIGURATION FILE
+            XKBMODEL="pc105"
+            XKBLAYOUT="fr"
+            XKBVARIANT='oss'
+            export XKBOPTIONS=compose:ralt # comment
+            BACKSPACE="guess"
+            """
+        let values = XKBNames.parseDefaults(text)
+        XCTAssertEqual(values["XKBLAYOUT"], "fr")
+        XCTAssertEqual(values["XKBVARIANT"], "oss")
+        XCTAssertEqual(values["XKBOPTIONS"], "compose:ralt")
+        XCTAssertEqual(values["XKBMODEL"], "pc105")
+    }
+
+    func testResolveOrder() throws {
+        let dir = NSTemporaryDirectory() + "keyhold-xkb-\(getpid())"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = dir + "/keyboard"
+        try "XKBLAYOUT=\"de\"\nXKBVARIANT=\"nodeadkeys\"\n".write(toFile: file, atomically: true, encoding: .utf8)
+
+        var output = KeyholdConfiguration.OutputSettings()
+        var names = XKBNames.resolve(output, defaultsFile: file)
+        XCTAssertEqual(names.layoutName, "de(nodeadkeys)")
+        XCTAssertEqual(names.source, file)
+
+        output.layout = "fr"
+        names = XKBNames.resolve(output, defaultsFile: file)
+        XCTAssertEqual(names.layoutName, "fr")
+        XCTAssertEqual(names.source, "config")
+
+        names = XKBNames.resolve(KeyholdConfiguration.OutputSettings(), defaultsFile: dir + "/missing")
+        XCTAssertEqual(names.layoutName, "us")
+        XCTAssertEqual(names.source, "built-in")
+    }
+}
+
+final class DevicePolicyTests: XCTestCase {
+    private func identity(name: String = "AT Translated Set 2 keyboard", vendor: UInt16 = 1, product: UInt16 = 1,
+                          bus: UInt16 = 0x11, keyboard: Bool = true, pointer: Bool = false) -> DeviceIdentity {
+        DeviceIdentity(path: "/dev/input/event3", name: name, vendor: vendor, product: product, bustype: bus,
+                       phys: "isa0060/serio0/input0", hasLettersAndSpace: keyboard, hasPointerAxes: pointer)
+    }
+
+    func testDefaultHeuristic() {
+        let settings = KeyholdConfiguration.DeviceSettings()
+        XCTAssertTrue(DevicePolicy.decide(identity(), settings: settings).grab)
+        XCTAssertFalse(DevicePolicy.decide(identity(name: "Power Button", keyboard: false), settings: settings).grab)
+        let combo = DevicePolicy.decide(identity(name: "Logitech K400", pointer: true), settings: settings)
+        XCTAssertFalse(combo.grab)
+        XCTAssertTrue(combo.reason.contains("pointer"))
+    }
+
+    func testNeverOwnDevice() {
+        var settings = KeyholdConfiguration.DeviceSettings()
+        settings.include = [DevicePattern("*")]
+        let own = identity(name: VirtualKeyboard.deviceName, vendor: VirtualKeyboard.vendor,
+                           product: VirtualKeyboard.product, bus: VirtualKeyboard.bustype)
+        let decision = DevicePolicy.decide(own, settings: settings)
+        XCTAssertFalse(decision.grab)
+        XCTAssertEqual(decision.reason, "Keyhold's own virtual keyboard")
+        // Same id on another bus (the e2e probe's source keyboards): not ours.
+        let lookalike = identity(name: "probe keyboard", vendor: VirtualKeyboard.vendor, product: VirtualKeyboard.product, bus: 0x03)
+        XCTAssertTrue(DevicePolicy.decide(lookalike, settings: KeyholdConfiguration.DeviceSettings()).grab)
+        // Same name, other id: not ours either.
+        let sameName = identity(name: VirtualKeyboard.deviceName, vendor: 0x1234, product: 1, bus: VirtualKeyboard.bustype)
+        XCTAssertTrue(DevicePolicy.decide(sameName, settings: KeyholdConfiguration.DeviceSettings()).grab)
+    }
+
+    func testPatternsAreNamed() {
+        var settings = KeyholdConfiguration.DeviceSettings()
+        settings.exclude = [DevicePattern("AT Translated*")]
+        var decision = DevicePolicy.decide(identity(), settings: settings)
+        XCTAssertFalse(decision.grab)
+        XCTAssertEqual(decision.reason, "excluded by pattern \"AT Translated*\"")
+
+        settings = KeyholdConfiguration.DeviceSettings()
+        settings.include = [DevicePattern("0001:0001")]
+        decision = DevicePolicy.decide(identity(keyboard: false), settings: settings)
+        XCTAssertTrue(decision.grab)
+        XCTAssertEqual(decision.reason, "included by pattern \"0001:0001\"")
+        decision = DevicePolicy.decide(identity(vendor: 2), settings: settings)
+        XCTAssertFalse(decision.grab)
+    }
+}
