@@ -1,0 +1,132 @@
+import Glibc
+import KeyholdKit
+
+/// Where the feedback engines send their log lines: a level and a message. The default writes
+/// through `Log`; tests pass a closure that collects them.
+public typealias FeedbackLogger = @Sendable (Log.Level, String) -> Void
+
+public enum FeedbackLog {
+    /// `Log.write`, the journal-friendly stderr logger.
+    public static let standard: FeedbackLogger = { level, message in Log.write(level, message) }
+}
+
+/// CLOCK_MONOTONIC in nanoseconds: the clock of input events, so "key event to first audio
+/// frame" can be computed from the two timestamps.
+public enum FeedbackClock {
+    public static func nanoseconds() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+}
+
+/// A pthread mutex with one condition variable on CLOCK_MONOTONIC. Held only for a few
+/// assignments, never across a system call that can wait.
+final class FeedbackCondition: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let cond = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+
+    init() {
+        pthread_mutex_init(mutex, nil)
+        var attr = pthread_condattr_t()
+        pthread_condattr_init(&attr)
+        pthread_condattr_setclock(&attr, CLOCK_MONOTONIC)
+        pthread_cond_init(cond, &attr)
+        pthread_condattr_destroy(&attr)
+    }
+
+    deinit {
+        pthread_cond_destroy(cond)
+        pthread_mutex_destroy(mutex)
+        cond.deallocate()
+        mutex.deallocate()
+    }
+
+    func lock() { pthread_mutex_lock(mutex) }
+    func unlock() { pthread_mutex_unlock(mutex) }
+    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        lock(); defer { unlock() }
+        return try body()
+    }
+    /// Waits for a broadcast (the mutex must be held).
+    func wait() { pthread_cond_wait(cond, mutex) }
+    /// Waits until the monotonic deadline (ns) at most; false on timeout (the mutex must be held).
+    func wait(untilNanoseconds deadline: UInt64) -> Bool {
+        var ts = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
+        return pthread_cond_timedwait(cond, mutex, &ts) != ETIMEDOUT
+    }
+    func broadcast() { pthread_cond_broadcast(cond) }
+}
+
+/// A joinable pthread running one closure.
+final class FeedbackThread {
+    private var thread = pthread_t()
+    private var joined = false
+
+    private final class Body {
+        let run: () -> Void
+        init(_ run: @escaping () -> Void) { self.run = run }
+    }
+
+    /// Starts `body` on a new thread named `name` (at most 15 characters); nil if the system
+    /// refuses a thread.
+    init?(name: String, _ body: @escaping () -> Void) {
+        let context = Unmanaged.passRetained(Body(body)).toOpaque()
+        let rc = pthread_create(&thread, nil, { raw in
+            let body = Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue()
+            body.run()
+            return nil
+        }, context)
+        guard rc == 0 else {
+            Unmanaged<Body>.fromOpaque(context).release()
+            return nil
+        }
+        if let setName = Self.setName { _ = setName(thread, String(name.prefix(15))) }
+    }
+
+    /// pthread_setname_np is a GNU extension Swift's Glibc module does not import.
+    private typealias SetName = @convention(c) (pthread_t, UnsafePointer<CChar>?) -> Int32
+    private static let setName: SetName? = {
+        guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, "pthread_setname_np") else { return nil }
+        return unsafeBitCast(symbol, to: SetName.self)
+    }()
+
+    func join() {
+        guard !joined else { return }
+        joined = true
+        pthread_join(thread, nil)
+    }
+}
+
+/// The bytes of a file, at most `limit` of them; nil with errno-based reason when unreadable.
+func readBinaryFile(_ path: String, limit: Int) -> Result<[UInt8], FeedbackFileError> {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return .failure(.unreadable(errorString(errno))) }
+    defer { close(fd) }
+    var data: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n < 0 { if errno == EINTR { continue }; return .failure(.unreadable(errorString(errno))) }
+        if n == 0 { break }
+        data.append(contentsOf: buffer[0..<n])
+        if data.count > limit { return .failure(.tooLarge(limit)) }
+    }
+    return .success(data)
+}
+
+enum FeedbackFileError: Error, CustomStringConvertible {
+    case unreadable(String), tooLarge(Int)
+    var description: String {
+        switch self {
+        case .unreadable(let why): return why
+        case .tooLarge(let limit): return "larger than \(limit / 1_048_576) MiB"
+        }
+    }
+}
+
+/// `~/x` with $HOME; other paths unchanged.
+func expandingTilde(_ path: String) -> String {
+    guard path == "~" || path.hasPrefix("~/"), let home = getenv("HOME") else { return path }
+    return String(cString: home) + path.dropFirst()
+}
