@@ -1,0 +1,305 @@
+import Glibc
+import KeyholdKit
+
+// The control socket protocol: newline-delimited JSON over a unix stream socket.
+//
+// Requests (one object per line, at most 4096 bytes):
+//   {"cmd":"status"}                  -> {"ok":true,"pid":..,"paused":false,"keyboards":[...],...}
+//   {"cmd":"reload"}                  -> {"ok":true,"configuration":"/etc/keyhold/config.toml"}
+//                                        or {"ok":false,"error":"file:3: unknown key ..."}
+//   {"cmd":"pause"} / {"cmd":"resume"} -> {"ok":true,"paused":true|false}
+//   {"cmd":"monitor","content":true}  -> {"ok":true,"monitor":true,"content":true|false}, then
+//                                        one event object per line until the client goes away.
+// Errors: {"ok":false,"error":"..."}; a line over 4096 bytes gets the error and the connection
+// is closed. Events carry key names and characters only with "content":true, which is granted
+// only to root (SO_PEERCRED) or the user the daemon runs as; everyone else sees gestures,
+// action kinds and callout positions, never what was typed.
+
+/// What the daemon lets the control socket do. All calls happen on the event loop's thread.
+public protocol ControlHandler: AnyObject {
+    func status() -> ControlStatus
+    /// Loads the configuration again and applies it only if valid.
+    func reload() -> ControlReloadResult
+    /// Every key passes through unchanged until `resume()`.
+    func pause()
+    func resume()
+}
+
+public enum ControlReloadResult: Sendable, Equatable {
+    /// Applied; `source` is the file it came from (or "(embedded default)").
+    case reloaded(source: String)
+    /// Not applied (the running configuration stays); the error names file, line and key.
+    case failed(String)
+}
+
+/// The daemon's state as `keyhold status` shows it.
+public struct ControlStatus: Sendable, Equatable {
+    public struct Keyboard: Sendable, Equatable {
+        public var path: String
+        public var name: String
+        /// "vvvv:pppp"
+        public var id: String
+        public var grabbed: Bool
+        public init(path: String, name: String, id: String, grabbed: Bool) {
+            self.path = path; self.name = name; self.id = id; self.grabbed = grabbed
+        }
+    }
+
+    public var paused = false
+    /// Where the running configuration came from.
+    public var configuration = ""
+    public var layout = ""
+    public var unicodeMethod = ""
+    public var locale = ""
+    /// /dev/input/eventN of the virtual keyboard.
+    public var virtualKeyboard: String?
+    public var keyboards: [Keyboard] = []
+    /// Anything else worth showing (`"sleep monitor": "on"`), in order.
+    public var extra: [(key: String, value: String)] = []
+
+    public init(paused: Bool = false, configuration: String = "", layout: String = "", unicodeMethod: String = "",
+                locale: String = "", virtualKeyboard: String? = nil, keyboards: [Keyboard] = [],
+                extra: [(key: String, value: String)] = []) {
+        self.paused = paused; self.configuration = configuration; self.layout = layout
+        self.unicodeMethod = unicodeMethod; self.locale = locale; self.virtualKeyboard = virtualKeyboard
+        self.keyboards = keyboards; self.extra = extra
+    }
+
+    public static func == (a: ControlStatus, b: ControlStatus) -> Bool {
+        a.paused == b.paused && a.configuration == b.configuration && a.layout == b.layout
+            && a.unicodeMethod == b.unicodeMethod && a.locale == b.locale && a.virtualKeyboard == b.virtualKeyboard
+            && a.keyboards == b.keyboards && a.extra.map(\.key) == b.extra.map(\.key) && a.extra.map(\.value) == b.extra.map(\.value)
+    }
+
+    /// The members of the status reply after `"ok":true`.
+    func write(to w: inout JSONWriter) {
+        w.key("paused"); w.bool(paused)
+        w.key("configuration"); w.string(configuration)
+        w.key("layout"); w.string(layout)
+        w.key("unicode_method"); w.string(unicodeMethod)
+        w.key("locale"); w.string(locale)
+        w.key("virtual_keyboard"); if let virtualKeyboard { w.string(virtualKeyboard) } else { w.null() }
+        w.key("grabbed"); w.int(keyboards.filter(\.grabbed).count)
+        w.key("keyboards")
+        w.beginArray()
+        for k in keyboards {
+            w.beginObject()
+            w.key("path"); w.string(k.path)
+            w.key("name"); w.string(k.name)
+            w.key("id"); w.string(k.id)
+            w.key("grabbed"); w.bool(k.grabbed)
+            w.endObject()
+        }
+        w.endArray()
+        if !extra.isEmpty {
+            w.key("extra")
+            w.beginObject()
+            for (k, v) in extra { w.key(k); w.string(v) }
+            w.endObject()
+        }
+    }
+
+    /// Reads a status reply back (the client side).
+    public init?(reply: JSONValue) {
+        guard reply["ok"]?.boolValue == true else { return nil }
+        paused = reply["paused"]?.boolValue ?? false
+        configuration = reply["configuration"]?.stringValue ?? ""
+        layout = reply["layout"]?.stringValue ?? ""
+        unicodeMethod = reply["unicode_method"]?.stringValue ?? ""
+        locale = reply["locale"]?.stringValue ?? ""
+        virtualKeyboard = reply["virtual_keyboard"]?.stringValue
+        keyboards = (reply["keyboards"]?.arrayValue ?? []).map {
+            Keyboard(path: $0["path"]?.stringValue ?? "", name: $0["name"]?.stringValue ?? "",
+                     id: $0["id"]?.stringValue ?? "", grabbed: $0["grabbed"]?.boolValue ?? false)
+        }
+        if case .object(let o)? = reply["extra"] {
+            extra = o.members.map { ($0.key, $0.value.stringValue ?? $0.value.description) }
+        }
+    }
+}
+
+public enum ControlRequest: Equatable, Sendable {
+    case status, reload, pause, resume
+    case monitor(content: Bool)
+
+    public static let commands = ["status", "reload", "pause", "resume", "monitor"]
+
+    /// Parses one request line (without its newline).
+    public init<C: Collection>(line: C) throws(ControlProtocolError) where C.Element == UInt8 {
+        let value: JSONValue
+        do { value = try JSONValue.parse(line) } catch { throw .malformed("malformed request: \(error)") }
+        guard case .object = value else { throw .malformed("malformed request: expected a JSON object") }
+        guard let cmd = value["cmd"] else { throw .malformed("malformed request: no \"cmd\"") }
+        guard let name = cmd.stringValue else { throw .malformed("malformed request: \"cmd\" must be a string") }
+        switch name {
+        case "status": self = .status
+        case "reload": self = .reload
+        case "pause": self = .pause
+        case "resume": self = .resume
+        case "monitor":
+            let content = value["content"]
+            guard content == nil || content?.boolValue != nil || content == .null else {
+                throw .malformed("malformed request: \"content\" must be true or false")
+            }
+            self = .monitor(content: content?.boolValue ?? false)
+        default:
+            let shown = name.count > 40 ? String(name.prefix(40)) + "..." : name
+            throw .unknownCommand("unknown command \"\(shown)\" (commands: \(ControlRequest.commands.joined(separator: ", ")))")
+        }
+    }
+
+    /// The request line, newline included.
+    public var line: String {
+        switch self {
+        case .status: return "{\"cmd\":\"status\"}\n"
+        case .reload: return "{\"cmd\":\"reload\"}\n"
+        case .pause: return "{\"cmd\":\"pause\"}\n"
+        case .resume: return "{\"cmd\":\"resume\"}\n"
+        case .monitor(let content): return "{\"cmd\":\"monitor\",\"content\":\(content)}\n"
+        }
+    }
+}
+
+public enum ControlProtocolError: Error, Equatable, CustomStringConvertible {
+    case malformed(String), unknownCommand(String)
+    public var description: String {
+        switch self { case .malformed(let m), .unknownCommand(let m): return m }
+    }
+}
+
+/// Monitor events: one JSON object per line.
+///
+///     {"event":"gesture","t":1234.5,"gesture":"longPress","action":"character","key":"e","value":"character:e"}
+///     {"event":"callout","t":..,"action":"open","count":7,"base":"e","candidates":["è","é",...]}
+///     {"event":"callout","t":..,"action":"move","index":2,"shown":"é"}
+///     {"event":"callout","t":..,"action":"close","text":"é"}
+///     {"event":"input"|"forwarded"|"output","t":..,"key":"e","state":"down"}      (content only)
+///     {"event":"locale","t":..,"locale":"fr"}   {"event":"panic","t":..}
+///     {"event":"notice","notice":"paused"|"resumed"|"reloaded"|"sleep"|"wake"|...,"detail":"..."}
+///
+/// Fields marked content ("key", "value", "base", "candidates", "shown", "text" and the key
+/// events) are only sent to clients granted content.
+enum MonitorEvent {
+    /// Writes the event line for `entry` (with the newline) and returns true, or returns false
+    /// when a client without content gets nothing for it.
+    static func encode(_ entry: TraceEntry, content: Bool, into w: inout JSONWriter) -> Bool {
+        w.reset()
+        switch entry {
+        case .input(let e):
+            guard content else { return false }
+            keyEvent(&w, "input", e.code, e.state, e.time)
+        case .forwarded(let key, let state, let t):
+            guard content else { return false }
+            keyEvent(&w, "forwarded", key, state, t)
+        case .output(let key, let state, let t):
+            guard content else { return false }
+            keyEvent(&w, "output", key, state, t)
+        case .gesture(let key, let gesture, let action, let t):
+            begin(&w, "gesture", t)
+            w.key("gesture"); w.string(gesture.rawValue)
+            w.key("action"); w.string(kind(of: action))
+            if content {
+                w.key("key"); w.string(key.name)
+                w.key("value"); w.string(action.configString)
+            }
+        case .callout(let event, let t):
+            begin(&w, "callout", t)
+            switch event {
+            case .opened(let base, let candidates):
+                w.key("action"); w.rawString("open")
+                w.key("count"); w.int(candidates.count)
+                w.key("index"); w.int(0)
+                if content {
+                    w.key("base"); w.string(base)
+                    w.key("candidates")
+                    w.beginArray()
+                    for c in candidates { w.string(c) }
+                    w.endArray()
+                }
+            case .moved(let index, let shown):
+                w.key("action"); w.rawString("move")
+                w.key("index"); w.int(index)
+                if content { w.key("shown"); w.string(shown) }
+            case .closed(let text):
+                w.key("action"); w.rawString("close")
+                if content { w.key("text"); w.string(text) }
+            }
+        case .locale(let id, let t):
+            begin(&w, "locale", t)
+            w.key("locale"); w.string(id)
+        case .panic(let t):
+            begin(&w, "panic", t)
+        }
+        w.endObject()
+        w.newline()
+        return true
+    }
+
+    static func notice(_ name: String, detail: String?, into w: inout JSONWriter) {
+        w.reset()
+        w.beginObject()
+        w.key("event"); w.string("notice")
+        w.key("notice"); w.string(name)
+        if let detail { w.key("detail"); w.string(detail) }
+        w.endObject()
+        w.newline()
+    }
+
+    private static func begin(_ w: inout JSONWriter, _ event: StaticString, _ t: Timestamp) {
+        w.beginObject()
+        w.key("event"); w.rawString(event)
+        w.key("t"); w.milliseconds(t.microseconds)
+    }
+
+    private static func keyEvent(_ w: inout JSONWriter, _ event: StaticString, _ key: KeyCode, _ state: KeyState, _ t: Timestamp) {
+        begin(&w, event, t)
+        w.key("key"); w.string(key.name)
+        w.key("state")
+        switch state {
+        case .down: w.rawString("down")
+        case .up: w.rawString("up")
+        case .autoRepeat: w.rawString("repeat")
+        }
+    }
+
+    /// The action without its payload: "character", "backspace", "key", "keyboardType", ...
+    static func kind(of action: KeyboardAction) -> String {
+        let s = action.configString
+        if let colon = s.firstIndex(of: ":") { return String(s[..<colon]) }
+        return s
+    }
+}
+
+/// Where the control socket lives: `$KEYHOLD_CONTROL`; for a user service (KEYHOLD_USER_CONFIG=1)
+/// `$XDG_RUNTIME_DIR/keyhold/control`; else `/run/keyhold/control`.
+public enum ControlSocketPath {
+    public static let system = "/run/keyhold/control"
+
+    /// The path a daemon listens on.
+    public static func forDaemon(environment env: [String: String] = currentEnvironment()) -> String {
+        if let p = env["KEYHOLD_CONTROL"], !p.isEmpty { return p }
+        if env["KEYHOLD_USER_CONFIG"] == "1", let runtime = env["XDG_RUNTIME_DIR"], !runtime.isEmpty {
+            return runtime + "/keyhold/control"
+        }
+        return system
+    }
+
+    /// The path a client connects to: `$KEYHOLD_CONTROL`, else the system daemon's socket when it
+    /// exists, else the user service's, else the system path (for the error message).
+    public static func forClient(environment env: [String: String] = currentEnvironment()) -> String {
+        if let p = env["KEYHOLD_CONTROL"], !p.isEmpty { return p }
+        if access(system, F_OK) == 0 { return system }
+        if let runtime = env["XDG_RUNTIME_DIR"], !runtime.isEmpty, access(runtime + "/keyhold/control", F_OK) == 0 {
+            return runtime + "/keyhold/control"
+        }
+        return system
+    }
+
+    public static func currentEnvironment() -> [String: String] {
+        var env: [String: String] = [:]
+        for name in ["KEYHOLD_CONTROL", "KEYHOLD_USER_CONFIG", "XDG_RUNTIME_DIR"] {
+            if let v = getenv(name) { env[name] = String(cString: v) }
+        }
+        return env
+    }
+}
