@@ -1,0 +1,29 @@
+import ArgumentParser
+import Foundation
+import KeyholdKit
+
+struct CheckCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Validate a configuration file: exit 0 when valid, 2 with every error (file, line, key) otherwise.")
+
+    @Argument(help: "The file to check (default: the one `keyhold run` would read).") var file: String?
+
+    func run() throws {
+        guard let path = ConfigurationFile.path(explicit: file) else {
+            _ = try ConfigurationFile.load(explicit: nil)
+            print("(embedded default): ok")
+            return
+        }
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            _ = try ConfigurationFile.load(explicit: path)   // reports why it cannot be read
+            return
+        }
+        let errors = ConfigurationLoader.validate(text: text, file: path)
+        guard errors.isEmpty else {
+            for error in errors { FileHandle.standardError.write(Data("\(error)\n".utf8)) }
+            throw ExitCode(2)
+        }
+        print("\(path): ok")
+    }
+}

@@ -1,0 +1,53 @@
+import ArgumentParser
+import Glibc
+import KeyholdKit
+import KeyholdLinux
+
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Grab keyboards and run the daemon.",
+        discussion: """
+            Grabs every keyboard matched by [devices], types through the uinput device \
+            "\(VirtualKeyboard.deviceName)" and logs to stderr with journal priority prefixes. \
+            SIGHUP reloads the configuration (applied only if valid); SIGTERM or SIGINT releases every \
+            key, ungrabs and exits 0. Holding Backspace+Escape+Enter together also exits.
+            Exit status: 0 after a clean stop, 1 when the daemon cannot run (no /dev/uinput), \
+            2 for a broken configuration.
+            """)
+
+    @Option(help: "Configuration file (default: /etc/keyhold/config.toml if present, else the built-in default).")
+    var config: String?
+
+    @Option(help: ArgumentHelp("Control socket (default: $KEYHOLD_CONTROL, else /run/keyhold/control; for the user service $XDG_RUNTIME_DIR/keyhold/control); \"none\" for no control socket.", valueName: "path"))
+    var control: String?
+
+    @Flag(help: "Also log debug lines (devices not grabbed and why).") var verbose = false
+
+    func run() throws {
+        if verbose { Log.maximumLevel = .debug }
+        let configuration = try ConfigurationFile.load(explicit: config)
+        let explicit = config
+        let daemon: KeyholdDaemon
+        do {
+            daemon = try KeyholdDaemon(configuration: configuration) {
+                // SIGHUP: the same lookup as at start (a file created since then is picked up).
+                guard let path = ConfigurationFile.path(explicit: explicit) else {
+                    return (try ConfigurationLoader.load(text: ConfigurationLoader.defaultText, file: "(embedded default)"),
+                            "(embedded default)")
+                }
+                return (try ConfigurationLoader.load(path: path), path)
+            }
+        } catch {
+            Log.error("\(error)")
+            if case .configuration = error { throw ExitCode(2) }
+            throw ExitCode(1)
+        }
+        daemon.controlPath = control == "none" ? nil : (control ?? ControlSocketPath.forDaemon())
+        daemon.version = KeyholdVersion.current
+        daemon.configurationSource = ConfigurationFile.path(explicit: config) ?? "(embedded default)"
+        Log.info("keyhold \(KeyholdVersion.current) starting, configuration \(ConfigurationFile.path(explicit: config) ?? "(embedded default)")")
+        let status = daemon.run()
+        if status != 0 { throw ExitCode(status) }
+    }
+}

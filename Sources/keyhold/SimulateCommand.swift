@@ -1,0 +1,40 @@
+import ArgumentParser
+import Foundation
+import KeyholdKit
+
+struct SimulateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "simulate",
+        abstract: "Run the engine on a timed key script and print the text a program would show.",
+        discussion: """
+            Steps are separated by spaces: d:KEY (key down), u:KEY (key up), r:KEY (kernel repeat), \
+            t:MS (time passes). KEY is the evdev key name without KEY_, in any case: e, leftshift, esc, \
+            enter, 2, kp2, right, tab, backspace, leftctrl. No device is touched.
+            Example: keyhold simulate 'd:e t:600 u:e t:50 d:2 t:30 u:2'   prints é
+            """)
+
+    @Argument(help: "The key script.") var script: String
+    @Option(help: "Configuration file (default: /etc/keyhold/config.toml if present, else the built-in default).")
+    var config: String?
+    @Option(help: "Active callout locale, e.g. fr or pl (default: the first configured).") var locale: String?
+    @Flag(help: "Also print every input, gesture, callout and output event with its time on stderr.") var trace = false
+
+    func run() throws {
+        var configuration = try ConfigurationFile.load(explicit: config)
+        if let locale {
+            configuration.callouts.locales = [locale] + configuration.callouts.locales.filter { $0 != locale }
+        }
+        let parsed: SimulationScript
+        do { parsed = try SimulationScript(script) } catch {
+            FileHandle.standardError.write(Data("keyhold simulate: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        let simulator = Simulator(configuration: configuration, recordsTrace: trace)
+        simulator.engine.onPanic = { FileHandle.standardError.write(Data("keyhold simulate: panic escape (the daemon would exit)\n".utf8)) }
+        let text = simulator.run(parsed)
+        if trace {
+            FileHandle.standardError.write(Data(simulator.trace.map(\.description).joined(separator: "\n").utf8 + Data("\n".utf8)))
+        }
+        print(text)
+    }
+}

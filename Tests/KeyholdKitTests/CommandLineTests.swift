@@ -1,0 +1,62 @@
+import Foundation
+import XCTest
+
+/// Runs the built `keyhold` executable, as a user would.
+final class CommandLineTests: XCTestCase {
+    /// The test runner sits next to the executable in the build products folder.
+    var binary: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("keyhold")
+    }
+
+    override func setUpWithError() throws {
+        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
+            throw XCTSkip("\(binary.path) is not built (swift build --build-tests builds it)")
+        }
+    }
+
+    func keyhold(_ arguments: String...) throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out; process.standardError = err
+        try process.run()
+        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, stdout, stderr)
+    }
+
+    func testSimulatePrintsTypedText() throws {
+        XCTAssertEqual(try keyhold("simulate", "d:e t:600 u:e t:50 d:2 t:30 u:2").stdout, "é\n")
+        XCTAssertEqual(try keyhold("simulate", "--locale", "pl", "d:z t:600 u:z t:50 d:2 t:30 u:2").stdout, "ż\n")
+        let traced = try keyhold("simulate", "--trace", "d:e t:600 u:e d:esc u:esc")
+        XCTAssertEqual(traced.stdout, "e\n")
+        XCTAssertTrue(traced.stderr.contains("500ms callout open e 1è 2é 3ê 4ë 5ē 6ė 7ę"), traced.stderr)
+        let bad = try keyhold("simulate", "d:e t:x")
+        XCTAssertEqual(bad.status, 2)
+        XCTAssertEqual(bad.stderr, "keyhold simulate: step 2 't:x': time must be a whole number of milliseconds\n")
+    }
+
+    func testCheckExitCodes() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("keyhold-cli-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let good = dir.appendingPathComponent("good.toml"), bad = dir.appendingPathComponent("bad.toml")
+        try "[bindings]\ncapslock = \"escape\"\n".write(to: good, atomically: true, encoding: .utf8)
+        try "[gestures]\nlong_pres_ms = 3\n".write(to: bad, atomically: true, encoding: .utf8)
+        let ok = try keyhold("check", good.path)
+        XCTAssertEqual(ok.status, 0)
+        XCTAssertEqual(ok.stdout, "\(good.path): ok\n")
+        let broken = try keyhold("check", bad.path)
+        XCTAssertEqual(broken.status, 2)
+        XCTAssertEqual(broken.stderr, "\(bad.path):2: gestures.long_pres_ms: unknown key (did you mean 'long_press_ms'?)\n")
+        XCTAssertEqual(try keyhold("check", dir.appendingPathComponent("missing.toml").path).status, 2)
+    }
+
+    func testComposeFileCoversCallouts() throws {
+        let table = try keyhold("compose-file").stdout
+        XCTAssertTrue(table.contains("<Multi_key> <Multi_key> <0> <0> <0> <0> <e> <9> : \"é\" U00E9"))
+        XCTAssertTrue(table.contains(": \"ẞ\" U1E9E"))
+    }
+}
