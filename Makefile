@@ -1,0 +1,90 @@
+# Keyhold: build and install as a system service.
+#
+#   make                         release build (swift build -c release)
+#   sudo make install            build, install, create the keyhold group, reload udev and
+#                                systemd, enable and start keyhold.service
+#   sudo make install-files BINARY=path/to/keyhold   the same with a binary built elsewhere
+#   sudo make uninstall          stop, disable and remove everything but /etc/keyhold and the group
+#
+# Knobs: PREFIX (/usr/local), DESTDIR (staging root for packages: nothing is run, nothing is
+# started), NO_START=1 (install and reload, but do not enable or start the service), SWIFT,
+# SWIFT_FLAGS. systemd, udev and sysusers read /usr/local/lib/... as well as /usr/lib/...; libinput
+# reads quirks only from its own data directory, hence QUIRKSDIR outside PREFIX.
+
+PREFIX       ?= /usr/local
+BINDIR       ?= $(PREFIX)/bin
+LIBDIR       ?= $(PREFIX)/lib
+SYSCONFDIR   ?= /etc
+UNITDIR      ?= $(LIBDIR)/systemd/system
+USERUNITDIR  ?= $(LIBDIR)/systemd/user
+UDEVRULESDIR ?= $(LIBDIR)/udev/rules.d
+SYSUSERSDIR  ?= $(LIBDIR)/sysusers.d
+MODULESDIR   ?= $(LIBDIR)/modules-load.d
+QUIRKSDIR    ?= /usr/share/libinput
+DESTDIR      ?=
+NO_START     ?=
+SWIFT        ?= swift
+SWIFT_FLAGS  ?=
+BINARY       ?= .build/release/keyhold
+
+INSTALL      ?= install
+SYSTEMCTL    ?= systemctl
+UDEVADM      ?= udevadm
+
+.PHONY: all build install install-files uninstall activate
+
+all: build
+
+build:
+	$(SWIFT) build -c release $(SWIFT_FLAGS)
+
+install: build install-files
+
+install-files:
+	@test -x "$(BINARY)" || { echo "make: no keyhold binary at $(BINARY) (run make, or pass BINARY=path)" >&2; exit 1; }
+	$(INSTALL) -D -m 0755 "$(BINARY)" "$(DESTDIR)$(BINDIR)/keyhold"
+	$(INSTALL) -d -m 0755 "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)$(USERUNITDIR)"
+	sed 's|/usr/local/bin/keyhold|$(BINDIR)/keyhold|g' systemd/keyhold.service > "$(DESTDIR)$(UNITDIR)/keyhold.service"
+	sed 's|/usr/local/bin/keyhold|$(BINDIR)/keyhold|g' systemd/keyhold-user.service > "$(DESTDIR)$(USERUNITDIR)/keyhold.service"
+	chmod 0644 "$(DESTDIR)$(UNITDIR)/keyhold.service" "$(DESTDIR)$(USERUNITDIR)/keyhold.service"
+	$(INSTALL) -D -m 0644 udev/70-keyhold.rules "$(DESTDIR)$(UDEVRULESDIR)/70-keyhold.rules"
+	$(INSTALL) -D -m 0644 udev/50-keyhold.quirks "$(DESTDIR)$(QUIRKSDIR)/50-keyhold.quirks"
+	$(INSTALL) -D -m 0644 systemd/keyhold.sysusers.conf "$(DESTDIR)$(SYSUSERSDIR)/keyhold.conf"
+	$(INSTALL) -D -m 0644 systemd/keyhold-modules.conf "$(DESTDIR)$(MODULESDIR)/keyhold.conf"
+	@if [ -e "$(DESTDIR)$(SYSCONFDIR)/keyhold/config.toml" ]; then \
+	  echo "keeping $(DESTDIR)$(SYSCONFDIR)/keyhold/config.toml (the default is config/keyhold.toml)"; \
+	else \
+	  echo "$(INSTALL) -D -m 0644 config/keyhold.toml $(DESTDIR)$(SYSCONFDIR)/keyhold/config.toml"; \
+	  $(INSTALL) -D -m 0644 config/keyhold.toml "$(DESTDIR)$(SYSCONFDIR)/keyhold/config.toml"; \
+	fi
+	@if [ -z "$(DESTDIR)" ]; then $(MAKE) --no-print-directory activate; else echo "DESTDIR set: not activating"; fi
+
+# Makes the installed files take effect on this machine (run by install-files without DESTDIR).
+activate:
+	systemd-sysusers "$(SYSUSERSDIR)/keyhold.conf"
+	-modprobe uinput
+	$(UDEVADM) control --reload
+	$(UDEVADM) trigger --action=change --subsystem-match=input --subsystem-match=misc
+	-$(UDEVADM) settle --timeout=15
+	$(SYSTEMCTL) daemon-reload
+	@if [ "$(NO_START)" = 1 ]; then \
+	  echo "NO_START=1: enable and start it with: systemctl enable --now keyhold"; \
+	elif $(SYSTEMCTL) is-active --quiet keyhold.service; then \
+	  echo "$(SYSTEMCTL) enable keyhold.service && $(SYSTEMCTL) restart keyhold.service"; \
+	  $(SYSTEMCTL) enable keyhold.service && $(SYSTEMCTL) restart keyhold.service; \
+	else \
+	  echo "$(SYSTEMCTL) enable --now keyhold.service"; \
+	  $(SYSTEMCTL) enable --now keyhold.service; \
+	fi
+
+uninstall:
+	@if [ -z "$(DESTDIR)" ]; then $(SYSTEMCTL) disable --now keyhold.service 2>/dev/null || true; fi
+	rm -f "$(DESTDIR)$(BINDIR)/keyhold" \
+	  "$(DESTDIR)$(UNITDIR)/keyhold.service" "$(DESTDIR)$(USERUNITDIR)/keyhold.service" \
+	  "$(DESTDIR)$(UDEVRULESDIR)/70-keyhold.rules" "$(DESTDIR)$(QUIRKSDIR)/50-keyhold.quirks" \
+	  "$(DESTDIR)$(SYSUSERSDIR)/keyhold.conf" "$(DESTDIR)$(MODULESDIR)/keyhold.conf"
+	@if [ -z "$(DESTDIR)" ]; then \
+	  $(UDEVADM) control --reload; $(SYSTEMCTL) daemon-reload; \
+	  $(UDEVADM) trigger --action=change --subsystem-match=input --subsystem-match=misc || true; \
+	fi
+	@echo "kept $(SYSCONFDIR)/keyhold (your configuration) and the keyhold group (groupdel keyhold removes it)"
