@@ -1,0 +1,263 @@
+#!/usr/bin/env bash
+# feedback-e2e.sh - Keyhold's audio and haptic feedback against a real kernel, in one guest boot:
+#   audio:   snd-aloop; `keyhold feedback test` plays on hw:Loopback,0,0 while arecord captures
+#            hw:Loopback,1,0; the capture must hold the four sounds (input, delete, system and a
+#            custom WAV) at their exact peaks, lengths and spacing.
+#   haptics: ffdriver (a uinput FF_RUMBLE device acting as its own driver) logs every effect
+#            upload, play and erase while `keyhold feedback test` runs; the uploads must be the
+#            pattern table, every pattern must be played, and the effects erased at exit.
+#   failures: a missing sound card is one warning (exit 0; 1 with --strict); no rumble device is
+#            one line; a rumble device unplugged mid-run is one warning, later patterns are skipped.
+#
+#   Tests/e2e/feedback-e2e.sh          # host: setup (idempotent), boot the guest, print results
+#   Tests/e2e/feedback-e2e.sh --guest  # what runs inside the guest (needs the host side's env)
+#
+# KEYHOLD=path/to/keyhold picks the binary (default: <repo>/.build/debug/keyhold, built if
+# missing). Results go to $E2E_RESULTS/feedback (default <repo>/e2e-results/feedback): the
+# capture, the driver logs and keyhold's output. The last line is "N passed, N failed".
+set -uo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+RUMBLE="Keyhold Test Rumble"
+PY=/usr/bin/python3
+
+# ---- guest helpers ----
+# ff_count FILE REGEX: lines of a driver log matching REGEX
+ff_count() { grep -cE "$2" "$1" 2>/dev/null || true; }
+
+# ffdriver_start ID [opts]: a rumble device; sets FF_PID[ID], FF_LOG[ID], FF_DEV[ID]
+declare -gA FF_PID=() FF_LOG=() FF_DEV=()
+ffdriver_start() {
+  local id=$1 log=$E2E_WORK/ff.$1.log; shift
+  "$FFDRIVER" "$RUMBLE" "$@" > "$log" 2> "$log.err" &
+  FF_PID[$id]=$!; FF_LOG[$id]=$log; E2E_PIDS+=("$!")
+  wait_until 10 grep -q '^ready /dev/input/event' "$log" || { cat "$log.err" >&2; return 1; }
+  FF_DEV[$id]=$(awk '/^ready /{print $2; exit}' "$log")
+}
+ffdriver_stop() { kill -TERM "${FF_PID[$1]}" 2>/dev/null; wait_exit "${FF_PID[$1]}" 5; cp "${FF_LOG[$1]}" "$E2E_OUT/ffdriver.$1.log"; }
+
+# capture_analyse WAV: one line per sound found (start_s duration_ms peak) after a header line
+capture_analyse() {
+  "$PY" - "$1" <<'EOF'
+import struct, sys, wave
+w = wave.open(sys.argv[1])
+rate, n, ch = w.getframerate(), w.getnframes(), w.getnchannels()
+data = struct.unpack('<%dh' % (n * ch), w.readframes(n))[::ch]
+peak = max((abs(x) for x in data), default=0)
+print("capture %d frames %.3f s %d Hz %d ch peak %d" % (n, n / rate, rate, ch, peak))
+thr, gap = 64, int(0.008 * rate)      # a sound: samples above 64, gaps under 8 ms merged
+start = last = None; p = 0; sounds = []
+for i, x in enumerate(data):
+    if abs(x) > thr:
+        if start is not None and i - last > gap:
+            sounds.append((start, last, p)); start = None
+        if start is None: start, p = i, 0
+        last = i; p = max(p, abs(x))
+if start is not None: sounds.append((start, last, p))
+for s, e, p in sounds:
+    print("sound %.4f %.1f %d" % (s / rate, (e - s + 1) * 1000.0 / rate, p))
+EOF
+}
+
+guest() {
+  # shellcheck source=SCRIPTDIR/lib.sh
+  . "$HERE/lib.sh"
+  e2e_init || { e2e_finish; return 1; }
+  [ -x "${KEYHOLD:-}" ] || { fail "keyhold binary (\$KEYHOLD=${KEYHOLD:-unset})"; e2e_finish; return 1; }
+  [ -x "${FFDRIVER:-}" ] || { fail "ffdriver binary (\$FFDRIVER=${FFDRIVER:-unset})"; e2e_finish; return 1; }
+  local out=$E2E_OUT cfg=$E2E_WORK/feedback.toml custom=$E2E_OUT/custom.wav rc
+
+  # ---- setup: the loopback sound card and the configuration
+  if modprobe snd-aloop && wait_until 10 test -e /proc/asound/Loopback; then
+    pass "snd-aloop loaded ($(tr -d '\n' < /proc/asound/Loopback/id 2>/dev/null || echo Loopback))"
+  else fail "snd-aloop loaded"; fi
+  cat > "$cfg" <<EOF
+[feedback]
+audio = true
+haptic = true
+volume = 0.5
+audio_device = "hw:Loopback,0,0"
+haptic_device = "Keyhold Test*"
+
+[[feedback.override]]
+action = "backspace"
+gesture = "long_press"
+audio = "$custom"
+EOF
+  check "configuration is valid" "$KEYHOLD" check "$cfg"
+
+  # ---- audio + haptics in one run, as a user would run it
+  ffdriver_start main || { fail "ffdriver created \"$RUMBLE\""; e2e_finish; return 1; }
+  pass "ffdriver created \"$RUMBLE\" (${FF_DEV[main]})"
+  # the capture side opens first and fixes the loopback's format: S16_LE, 48 kHz, mono
+  local cap=$E2E_WORK/capture.wav
+  arecord -q -D hw:Loopback,1,0 -f S16_LE -r 48000 -c 1 --buffer-time=100000 --period-time=5000 "$cap" \
+    2> "$out/arecord.err" &
+  local arec=$!; E2E_PIDS+=("$arec")
+  if wait_until 10 grep -q RUNNING /proc/asound/Loopback/pcm1c/sub0/status; then pass "arecord is capturing hw:Loopback,1,0"
+  else fail "arecord is capturing hw:Loopback,1,0"; cat "$out/arecord.err"; fi
+
+  local t0; t0=$(now_us)
+  "$KEYHOLD" feedback test --config "$cfg" --strict --pause 300 > "$out/feedback-test.out" 2> "$out/feedback-test.err"
+  rc=$?
+  log "keyhold feedback test: exit $rc after $(( ($(now_us) - t0) / 1000 )) ms"
+  sed 's/^/    | /' "$out/feedback-test.out"; sed 's/^/    ! /' "$out/feedback-test.err"
+  check "keyhold feedback test --strict exits 0" test "$rc" -eq 0
+  sleep 0.5
+  kill -INT "$arec" 2>/dev/null; wait_exit "$arec" 10
+  cp "$cap" "$out/capture.wav" 2>/dev/null
+  ffdriver_stop main
+  local ff=$out/ffdriver.main.log
+
+  # -- audio: what keyhold says, then what the capture holds
+  check "audio: opened hw:Loopback,0,0" grep -q '^audio: ALSA device "hw:Loopback,0,0" opened: 48000 Hz, 1 channel' "$out/feedback-test.out"
+  check "audio: 4 of 4 sounds written (input, delete, system, custom)" grep -q '^audio: 4 of 4 sounds written' "$out/feedback-test.out"
+  check "audio: no warning logged" test "$(grep -c '^<[0-4]>' "$out/feedback-test.err")" -eq 0
+  local delays; delays=$(sed -n 's/.*first frame \([0-9.]*\) ms after play().*/\1/p' "$out/feedback-test.out" | tr '\n' ' ')
+  log "audio: play() to first frame written (ms): $delays"
+  local analysis; analysis=$(capture_analyse "$out/capture.wav" 2>&1)
+  printf '%s\n' "$analysis" | sed 's/^/    /'
+  printf '%s\n' "$analysis" > "$out/capture.txt"
+  local peak; peak=$(awk '/^capture /{print $NF}' <<< "$analysis")
+  check "capture is not silent (peak ${peak:-?})" test "${peak:-0}" -gt 1000
+  mapfile -t S < <(awk '/^sound /{print $2, $3, $4}' <<< "$analysis")
+  check "capture holds 4 sounds (found ${#S[@]})" test "${#S[@]}" -eq 4
+  if [ "${#S[@]}" -eq 4 ]; then
+    local names=(input delete system custom) maxms=(11 19 29 62) i ms pk
+    for i in 0 1 2 3; do
+      read -r _ ms pk <<< "${S[$i]}"
+      if [ $i -lt 3 ]; then
+        # the loopback is bit-exact: volume 0.5 puts every built-in sound's peak at 0.8*0.5*32767
+        check "${names[$i]}: peak $pk = 13107 (volume 0.5, no clipping)" test "$pk" -ge 13105 -a "$pk" -le 13109
+      else
+        check "custom: peak $pk ~ 10000 (a 20000 WAV at volume 0.5)" test "$pk" -ge 9800 -a "$pk" -le 10100
+      fi
+      check "${names[$i]}: ${ms} ms long (2..${maxms[$i]} ms)" awk -v m="$ms" -v x="${maxms[$i]}" 'BEGIN{exit !(m >= 2 && m <= x)}'
+    done
+    local gaps; gaps=$(printf '%s\n' "${S[@]}" | awk 'NR>1{printf "%.0f ", ($1-p)*1000} {p=$1}')
+    log "audio: sound onsets apart (ms): $gaps"
+    check "sounds are spaced by the 300 ms pause (apart: $gaps)" \
+      awk -v g="$gaps" 'BEGIN{n=split(g,a," "); for(i=1;i<=n;i++) if(a[i] < 250) exit 1}'
+    local l0 l1 l2; l0=$(cut -d' ' -f2 <<< "${S[0]}"); l1=$(cut -d' ' -f2 <<< "${S[1]}"); l2=$(cut -d' ' -f2 <<< "${S[2]}")
+    check "distinct lengths: input < delete < system ($l0 < $l1 < $l2 ms)" awk -v a="$l0" -v b="$l1" -v c="$l2" 'BEGIN{exit !(a < b && b < c)}'
+  fi
+
+  # -- key event -> first frame through the whole engine, on the loopback card
+  "$KEYHOLD" feedback test --config "$cfg" --no-haptic --pause 0 --latency 50 > "$out/latency.out" 2> "$out/latency.err"
+  local kl; kl=$(sed -n 's/^audio: key event -> first frame written, //p' "$out/latency.out")
+  log "audio: key event -> first frame written: $kl"
+  echo "audio key-event-to-first-frame: $kl" >> "$out/measurements.txt"
+  check "latency run: all 50 key presses clicked" grep -q '^audio: key event -> first frame written, 50 of 50 presses' "$out/latency.out"
+
+  # -- haptics: the driver's log
+  check "haptic: keyhold found \"$RUMBLE\"" grep -q "^haptic: \"$RUMBLE\" (${FF_DEV[main]}): FF_RUMBLE, holds 16 effects, 10 uploaded" "$out/feedback-test.out"
+  check "haptic: 7 of 7 patterns played" grep -q '^haptic: 7 of 7 patterns played' "$out/feedback-test.out"
+  local want
+  want=$(printf '%s\n' \
+    "strong=16384 weak=8192 length=25 delay=0" "strong=32768 weak=16384 length=40 delay=0" \
+    "strong=0 weak=12288 length=15 delay=0" "strong=65535 weak=32768 length=60 delay=0" \
+    "strong=12288 weak=12288 length=30 delay=0" "strong=36864 weak=24576 length=45 delay=90" \
+    "strong=36864 weak=20480 length=50 delay=0" "strong=36864 weak=20480 length=50 delay=120" \
+    "strong=65535 weak=40960 length=70 delay=0" "strong=65535 weak=40960 length=90 delay=130")
+  local got; got=$(sed -n 's/^upload id=[0-9]* type=rumble //p' "$ff")
+  check "driver: 10 FF_RUMBLE uploads, exactly the pattern table" test "$got" = "$want"
+  check "driver: uploads are one per pulse, ids 0..9" test "$(sed -n 's/^upload id=\([0-9]*\).*/\1/p' "$ff" | sort -n | tr '\n' ' ')" = "0 1 2 3 4 5 6 7 8 9 "
+  check "driver: 10 plays (7 patterns, 3 of them two pulses)" test "$(ff_count "$ff" '^play .* value=1$')" -eq 10
+  check "driver: every uploaded effect played once" test "$(sed -n 's/^play .* effect=\([0-9]*\) value=1$/\1/p' "$ff" | sort -n | tr '\n' ' ')" = "0 1 2 3 4 5 6 7 8 9 "
+  check "driver: 10 erases when keyhold closed the device" test "$(ff_count "$ff" '^erase ')" -eq 10
+  check "driver: no failed upload" grep -q 'failed_uploads=0' "$ff"
+  # write-to-driver delay: keyhold prints its monotonic time per play, the driver its receive time
+  awk '/^haptic: .* played at /{for (i = 1; i <= NF; i++) if ($i == "at") print $(i + 1)}' "$out/feedback-test.out" > "$E2E_WORK/sent"
+  local lat
+  lat=$("$PY" - "$E2E_WORK/sent" "$ff" <<'EOF'
+import sys
+sent = [float(x) for x in open(sys.argv[1])]
+plays = [float(l.split()[1]) for l in open(sys.argv[2]) if l.startswith("play ") and l.rstrip().endswith("value=1")]
+firsts, prev = [], None          # the first EV_FF of each pattern (two-pulse patterns send two at once)
+for t in plays:
+    if prev is None or t - prev > 0.005: firsts.append(t)
+    prev = t
+if len(firsts) != len(sent): print("n/a (%d sent, %d received)" % (len(sent), len(firsts))); sys.exit()
+d = sorted((r - s) * 1000 for s, r in zip(sent, firsts))
+print("min %.3f median %.3f max %.3f ms over %d patterns" % (d[0], d[len(d) // 2], d[-1], len(d)))
+EOF
+)
+  log "haptic: keyhold's play() to the driver reading EV_FF: $lat"
+  echo "haptic play-to-driver: $lat" >> "$out/measurements.txt"
+  echo "audio play-to-first-frame (ms): $delays" >> "$out/measurements.txt"
+
+  # ---- failures
+  # a missing sound card: one warning, exit 0; --strict makes it exit 1
+  "$KEYHOLD" feedback test --audio-device hw:7,0 --no-haptic > "$out/nocard.out" 2> "$out/nocard.err"; rc=$?
+  sed 's/^/    | /' "$out/nocard.out"; sed 's/^/    ! /' "$out/nocard.err"
+  check "no sound card: exit 0" test "$rc" -eq 0
+  check "no sound card: reported" grep -q '^audio: ALSA device "hw:7,0" not available' "$out/nocard.out"
+  check "no sound card: exactly one warning" test "$(grep -c '^<4>' "$out/nocard.err")" -eq 1
+  check "no sound card: alsa-lib's own messages are not on stderr" test "$(grep -c 'ALSA lib' "$out/nocard.err")" -eq 0
+  "$KEYHOLD" feedback test --audio-device hw:7,0 --no-haptic --strict > /dev/null 2>&1; rc=$?
+  check "no sound card with --strict: exit 1" test "$rc" -eq 1
+
+  # no rumble device (only the PS/2 keyboard): one line, haptics off
+  "$KEYHOLD" feedback test --config "$cfg" --no-audio --haptic-device "" > "$out/norumble.out" 2> "$out/norumble.err"; rc=$?
+  sed 's/^/    | /' "$out/norumble.out"; sed 's/^/    ! /' "$out/norumble.err"
+  check "no rumble device: exit 0, reported" grep -q '^haptic: no device: no input device with force feedback' "$out/norumble.out"
+  check "no rumble device: one log line" test "$(grep -c 'haptics' "$out/norumble.err")" -eq 1
+
+  # the rumble device is unplugged while keyhold plays: one warning, later patterns skipped
+  ffdriver_start gone || fail "ffdriver (second) created"
+  "$KEYHOLD" feedback test --config "$cfg" --no-audio --pause 600 > "$out/unplug.out" 2> "$out/unplug.err" &
+  local kh=$!; E2E_PIDS+=("$kh")
+  if wait_until 30 eval "[ \$(ff_count '${FF_LOG[gone]}' '^play ') -ge 2 ]"; then
+    ffdriver_stop gone
+    wait_exit "$kh" 30; rc=$?
+    sed 's/^/    | /' "$out/unplug.out"; sed 's/^/    ! /' "$out/unplug.err"
+    check "unplugged mid-run: keyhold went on and exited 0" test "$rc" -eq 0
+    check "unplugged mid-run: exactly one warning" test "$(grep -c '^<4>' "$out/unplug.err")" -eq 1
+    check "unplugged mid-run: the warning says the device is gone" grep -q 'is gone' "$out/unplug.err"
+    check "unplugged mid-run: later patterns were not played" grep -q 'NOT played' "$out/unplug.out"
+  else
+    fail "unplug test: the driver saw no plays"; ffdriver_stop gone
+  fi
+  e2e_finish
+}
+
+host() {
+  local repo; repo=$(cd "$HERE/../.." && pwd)
+  local results=${E2E_RESULTS:-$repo/e2e-results}/feedback
+  local vmdir=${VM_DIR:-/tmp/keyhold-vm} t0=$SECONDS
+  VM_EXTRA_PKGS="alsa-utils ${VM_EXTRA_PKGS:-}" "$HERE/vm.sh" setup || { echo "0 passed, 1 failed"; return 1; }
+  local keyhold=${KEYHOLD:-$repo/.build/debug/keyhold}
+  if [ ! -x "$keyhold" ]; then
+    echo "feedback-e2e: building keyhold"; (cd "$repo" && swift build --product keyhold) || { echo "0 passed, 1 failed"; return 1; }
+  fi
+  if ! "$keyhold" feedback test --help > /dev/null 2>&1; then
+    echo "feedback-e2e: $keyhold has no 'feedback test' command (FeedbackCommand not registered?)"
+    echo "0 passed, 1 failed"; return 1
+  fi
+  mkdir -p "$vmdir/bin"
+  if [ ! -x "$vmdir/bin/ffdriver" ] || [ "$HERE/ffdriver.c" -nt "$vmdir/bin/ffdriver" ]; then
+    gcc -O2 -Wall -Wextra -o "$vmdir/bin/ffdriver" "$HERE/ffdriver.c" || { echo "0 passed, 1 failed"; return 1; }
+  fi
+  rm -rf "$results"; mkdir -p "$results"
+  # the custom sound: 60 ms of 440 Hz, 44.1 kHz stereo, peak 20000 (converted to 48 kHz mono)
+  "$PY" - "$results/custom.wav" <<'EOF'
+import math, struct, sys, wave
+w = wave.open(sys.argv[1], "wb"); w.setnchannels(2); w.setsampwidth(2); w.setframerate(44100)
+n = int(0.06 * 44100)
+frames = b"".join(struct.pack("<hh", v, v) for v in (round(20000 * math.sin(2 * math.pi * 440 * i / 44100)) for i in range(n)))
+w.writeframes(frames); w.close()
+EOF
+  local rc=0
+  E2E_OUT=$results E2E_PROBE=$vmdir/bin/probe KEYHOLD=$keyhold FFDRIVER=$vmdir/bin/ffdriver \
+    VM_ENV="E2E_OUT E2E_PROBE KEYHOLD FFDRIVER ${VM_ENV:-}" VM_RWDIR=$results \
+    VM_TIMEOUT=${VM_TIMEOUT:-300} "$HERE/vm.sh" run "bash $HERE/feedback-e2e.sh --guest" || rc=$?
+  local p=0 f=0
+  if [ -f "$results/counts" ]; then read -r p f < "$results/counts"
+  else f=1; echo "feedback-e2e: the guest did not finish (vm.sh exit $rc)"; fi
+  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; echo "feedback-e2e: guest exit status $rc"; fi
+  [ -f "$results/measurements.txt" ] && sed 's/^/feedback-e2e: /' "$results/measurements.txt"
+  echo "feedback-e2e: total $((SECONDS - t0)) s"
+  echo "$p passed, $f failed"
+  [ "$f" -eq 0 ]
+}
+
+if [ "${1:-}" = --guest ]; then guest; else host; fi
