@@ -130,14 +130,6 @@ final class SleepMonitorTests: XCTestCase {
         }
     }
 
-    func waitUntil(_ seconds: Double, _ condition: () -> Bool) -> Bool {
-        let end = Date().addingTimeInterval(seconds)
-        while Date() < end {
-            if condition() { return true }
-            usleep(10_000)
-        }
-        return condition()
-    }
 }
 
 final class EventLog: @unchecked Sendable {
