@@ -91,6 +91,27 @@ final class XKBLayoutTests: XCTestCase {
         try planner.plan("ñ", capsLock: false, into: &steps)
         XCTAssertEqual(steps.first, .down(.leftAlt), "ñ is not on fr: console Unicode method")
     }
+
+    /// Caps Lock changes only the keys the layout says it changes: on AZERTY the digit row keeps
+    /// é and 2 apart, so the planner must not invert Shift there as it does for letters.
+    func testPlannerFollowsTheLayoutUnderCapsLock() throws {
+        let fr = try XKBLayout(XKBNames(layout: "fr"))
+        let planner = KeystrokePlanner(layout: fr, unicodeMethod: .console)
+        func typed(_ c: Character) throws -> Character? {
+            var steps: [KeystrokeStep] = []
+            try planner.plan(c, capsLock: true, into: &steps)
+            guard steps.count == 1, case .tap(let stroke) = steps[0] else { return nil }   // Unicode method
+            return fr.character(for: stroke.key, modifiers: stroke.modifiers, capsLock: true)
+        }
+        XCTAssertEqual(fr.character(for: .q, modifiers: [], capsLock: true), "A")
+        var steps: [KeystrokeStep] = []
+        try planner.plan("a", capsLock: true, into: &steps)
+        XCTAssertEqual(steps, [.tap(Keystroke(.q, .shift))], "a letter: Shift inverted")
+        for c: Character in ["a", "A", "z", "Z", "2", "é", "è", "à", "ç", "€", "@", "ù", ";", "1"] {
+            let result = try typed(c)
+            XCTAssertTrue(result == c || result == nil, "\(c) typed as \(String(describing: result)) under Caps Lock")
+        }
+    }
 }
 
 final class XKBNamesTests: XCTestCase {

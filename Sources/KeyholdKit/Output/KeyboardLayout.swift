@@ -16,11 +16,13 @@ public protocol KeyboardLayout: AnyObject {
     /// The character `key` types with these level modifiers, ignoring Caps Lock; nil for keys
     /// that type nothing (modifiers, function keys) or only control characters.
     func character(for key: KeyCode, modifiers: ModifierKeys) -> Character?
+    /// The character `key` types with these level modifiers and Caps Lock on or off, as an
+    /// application would see it. Layouts know which keys Caps Lock affects (on French AZERTY it
+    /// leaves the digit row alone); the default inverts Shift for letter keys only.
+    func character(for key: KeyCode, modifiers: ModifierKeys, capsLock: Bool) -> Character?
 }
 
 extension KeyboardLayout {
-    /// The character `key` types given Shift and Caps Lock, as an application would see it:
-    /// Caps Lock inverts Shift for letters only.
     public func character(for key: KeyCode, modifiers: ModifierKeys, capsLock: Bool) -> Character? {
         guard capsLock else { return character(for: key, modifiers: modifiers) }
         let base = character(for: key, modifiers: modifiers.subtracting(.shift))

@@ -23,11 +23,11 @@ public struct KeystrokePlanner {
         case layoutLacks(Character)
     }
 
-    /// Appends the steps that type `character`. `capsLock` is the output's Caps Lock state, which
-    /// flips Shift for cased letters.
+    /// Appends the steps that type `character`. `capsLock` is the output's Caps Lock state: the
+    /// layout says what each key types under it.
     public func plan(_ character: Character, capsLock: Bool, into steps: inout [KeystrokeStep]) throws(PlanError) {
-        if let stroke = layout.keystroke(for: character) {
-            steps.append(.tap(adjusted(stroke, for: character, capsLock: capsLock)))
+        if let stroke = directStroke(for: character, capsLock: capsLock) {
+            steps.append(.tap(stroke))
             return
         }
         for scalar in character.unicodeScalars {
@@ -35,11 +35,19 @@ public struct KeystrokePlanner {
         }
     }
 
-    private func adjusted(_ stroke: Keystroke, for character: Character, capsLock: Bool) -> Keystroke {
-        guard capsLock, character.isCased else { return stroke }
-        var s = stroke
-        s.modifiers.formSymmetricDifference(.shift)
-        return s
+    /// The layout's keystroke for `character` under the Caps Lock state: as it is, or with Shift
+    /// inverted when Caps Lock changes that key's case; nil when neither types it (then the
+    /// Unicode method does).
+    private func directStroke(for character: Character, capsLock: Bool) -> Keystroke? {
+        guard let stroke = layout.keystroke(for: character) else { return nil }
+        guard capsLock else { return stroke }
+        var flipped = stroke
+        flipped.modifiers.formSymmetricDifference(.shift)
+        for candidate in [stroke, flipped]
+        where layout.character(for: candidate.key, modifiers: candidate.modifiers, capsLock: true) == character {
+            return candidate
+        }
+        return nil
     }
 
     private func planUnicode(_ value: UInt32, capsLock: Bool, into steps: inout [KeystrokeStep]) throws(PlanError) {
@@ -60,8 +68,8 @@ public struct KeystrokePlanner {
 
     private func appendHex(_ hex: String, capsLock: Bool, into steps: inout [KeystrokeStep]) throws(PlanError) {
         for digit in hex {
-            guard let stroke = layout.keystroke(for: digit) else { throw .layoutLacks(digit) }
-            steps.append(.tap(adjusted(stroke, for: digit, capsLock: capsLock)))
+            guard let stroke = directStroke(for: digit, capsLock: capsLock) else { throw .layoutLacks(digit) }
+            steps.append(.tap(stroke))
         }
     }
 }

@@ -16,7 +16,8 @@ public final class XKBLayout: KeyboardLayout {
     public let names: XKBNames
     /// Whether RIGHTALT is AltGr (ISO_Level3_Shift) in this keymap.
     public let hasAltGr: Bool
-    private var characters: [[Character?]] = []   // [combo][evdev code]
+    private var characters: [[Character?]] = []       // [combo][evdev code]
+    private var capsLockCharacters: [[Character?]] = []   // the same with Caps Lock locked
     private var keystrokes: [Character: Keystroke] = [:]
 
     public enum Error: Swift.Error, CustomStringConvertible {
@@ -69,21 +70,30 @@ public final class XKBLayout: KeyboardLayout {
         let hasShift = [UInt32(XKB_KEY_Shift_L), UInt32(XKB_KEY_Shift_R)].contains(xkb_state_key_get_one_sym(base, xkb(.leftShift)))
         xkb_state_unref(base)
         let maxCode = min(XKBLayout.highestCode, Int(xkb_keymap_max_keycode(keymap)) - 8)
+        let capsIndex = xkb_keymap_mod_get_index(keymap, XKB_MOD_NAME_CAPS)
 
-        for combo in XKBLayout.combos {
-            var row = [Character?](repeating: nil, count: XKBLayout.highestCode + 1)
-            defer { characters.append(row) }
-            if (combo.contains(.shift) && !hasShift) || (combo.contains(.altGr) && !hasAltGr) { continue }
-            guard let state = xkb_state_new(keymap) else { continue }
-            defer { xkb_state_unref(state) }
-            for key in combo.keys { xkb_state_update_key(state, xkb(key), XKB_KEY_DOWN) }
-            guard maxCode >= 1 else { continue }
-            for code in 1...maxCode {
-                let key = KeyCode(UInt16(code))
-                if ModifierKeys(key: key) != nil { continue }
-                let cp = xkb_state_key_get_utf32(state, xkb(key))
-                let sym = xkb_state_key_get_one_sym(state, xkb(key))
-                row[code] = XKBLayout.character(cp, sym: sym, key: key)
+        for capsLock in [false, true] {
+            for combo in XKBLayout.combos {
+                var row = [Character?](repeating: nil, count: XKBLayout.highestCode + 1)
+                defer { if capsLock { capsLockCharacters.append(row) } else { characters.append(row) } }
+                if (combo.contains(.shift) && !hasShift) || (combo.contains(.altGr) && !hasAltGr) { continue }
+                guard let state = xkb_state_new(keymap) else { continue }
+                defer { xkb_state_unref(state) }
+                for key in combo.keys { xkb_state_update_key(state, xkb(key), XKB_KEY_DOWN) }
+                if capsLock && capsIndex != XKB_MOD_INVALID {
+                    // Lock the Lock modifier as the kernel's Caps Lock LED state would, keeping
+                    // the level keys held above.
+                    let depressed = xkb_state_serialize_mods(state, XKB_STATE_MODS_DEPRESSED)
+                    _ = xkb_state_update_mask(state, depressed, 0, 1 << capsIndex, 0, 0, 0)
+                }
+                guard maxCode >= 1 else { continue }
+                for code in 1...maxCode {
+                    let key = KeyCode(UInt16(code))
+                    if ModifierKeys(key: key) != nil { continue }
+                    let cp = xkb_state_key_get_utf32(state, xkb(key))
+                    let sym = xkb_state_key_get_one_sym(state, xkb(key))
+                    row[code] = XKBLayout.character(cp, sym: sym, key: key)
+                }
             }
         }
 
@@ -119,10 +129,15 @@ public final class XKBLayout: KeyboardLayout {
     public func keystroke(for character: Character) -> Keystroke? { keystrokes[character] }
 
     public func character(for key: KeyCode, modifiers: ModifierKeys) -> Character? {
+        character(for: key, modifiers: modifiers, capsLock: false)
+    }
+
+    public func character(for key: KeyCode, modifiers: ModifierKeys, capsLock: Bool) -> Character? {
+        let table = capsLock ? capsLockCharacters : characters
         let index = (modifiers.contains(.shift) ? 1 : 0) + (modifiers.contains(.altGr) ? 2 : 0)
         let code = Int(key.rawValue)
-        guard code < characters[index].count else { return nil }
-        return characters[index][code]
+        guard code < table[index].count else { return nil }
+        return table[index][code]
     }
 
     /// Every character the layout types directly.
