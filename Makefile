@@ -1,7 +1,8 @@
 # Keyhold: build and install as a system service.
 #
 #   make                         release build (swift build -c release)
-#   sudo make install            build, install, create the keyhold group, reload udev and
+#   sudo make install            install the Debian build packages (scripts/install-deps.sh),
+#                                build, install, create the keyhold group, reload udev and
 #                                systemd, enable and start keyhold.service
 #   sudo make install-files BINARY=path/to/keyhold   the same with a binary built elsewhere
 #   sudo make uninstall          stop, disable and remove everything but /etc/keyhold and the group
@@ -31,14 +32,18 @@ INSTALL      ?= install
 SYSTEMCTL    ?= systemctl
 UDEVADM      ?= udevadm
 
-.PHONY: all build install install-files uninstall activate
+.PHONY: all deps build install install-files uninstall activate
 
 all: build
 
 build:
 	$(SWIFT) build -c release $(SWIFT_FLAGS)
 
-install: build install-files
+# The Debian packages the build links against (libevdev, libudev, xkbcommon, ALSA, libsystemd).
+deps:
+	scripts/install-deps.sh
+
+install: deps build install-files
 
 install-files:
 	@test -x "$(BINARY)" || { echo "make: no keyhold binary at $(BINARY) (run make, or pass BINARY=path)" >&2; exit 1; }
