@@ -86,6 +86,13 @@ final class ALSAPlaybackDevice {
         // click never fills), wake when a period is free
         if let e = check(snd_pcm_sw_params_set_start_threshold(pcm, sw, 1), "start threshold") { return .failure(e) }
         if let e = check(snd_pcm_sw_params_set_avail_min(pcm, sw, actualPeriod), "avail min") { return .failure(e) }
+        // Every sound ends in an underrun. Until the hardware notices it (up to a period later)
+        // it plays on from the ring buffer: stale frames of an earlier sound, heard as a glitch
+        // after every click. Silencing each played area makes what plays past the end silence.
+        var boundary: snd_pcm_uframes_t = 0
+        if let e = check(snd_pcm_sw_params_get_boundary(sw, &boundary), "boundary") { return .failure(e) }
+        if let e = check(snd_pcm_sw_params_set_silence_threshold(pcm, sw, 0), "silence threshold") { return .failure(e) }
+        if let e = check(snd_pcm_sw_params_set_silence_size(pcm, sw, boundary), "silence size") { return .failure(e) }
         if let e = check(snd_pcm_sw_params(pcm, sw), "software parameters") { return .failure(e) }
 
         return .success(ALSAAudioEngine.DeviceFormat(
