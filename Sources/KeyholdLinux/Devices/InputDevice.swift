@@ -122,6 +122,19 @@ public final class InputDevice {
         }
     }
 
+    /// Sends a key release into the input core for every reader of this (ungrabbed) device: a
+    /// release that only Keyhold received while it held a grab it then gave up. Returns whether
+    /// the kernel took it.
+    @discardableResult
+    public func injectRelease(_ code: UInt16) -> Bool {
+        guard isWritable, !isGrabbed else { return false }
+        var events = [input_event(), input_event()]
+        events[0].type = UInt16(EV_KEY); events[0].code = code; events[0].value = 0
+        events[1].type = UInt16(EV_SYN); events[1].code = UInt16(SYN_REPORT); events[1].value = 0
+        let size = MemoryLayout<input_event>.stride * 2
+        return events.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, size) } == size
+    }
+
     /// What one read pass found.
     public enum ReadEnd { case drained, gone, failed(Int32) }
 

@@ -52,6 +52,9 @@ public final class KeyholdDaemon {
         var keysDown = Set<UInt16>()
         /// When the grab started (nil: waiting for every key to be up before grabbing).
         var grabbedAt: Timestamp?
+        /// A grab given up because a key went down just before it: events stamped in this window
+        /// reached only Keyhold, so their releases must be sent back to everyone else.
+        var abandonedGrab: Range<Timestamp>?
         var announcedWaiting = false
         /// SYN_DROPPED warnings are rate-limited: one line, then a count every 10 s at most.
         var lastDropLog: Timestamp?
@@ -356,14 +359,17 @@ public final class KeyholdDaemon {
             }
             return
         }
-        let start = MonotonicClock.now()
         let rc = device.grab()
+        // Stamped after the grab: an event from the instant of grabbing counts as seen by the
+        // whole system (a spurious release later is harmless; a press seen twice would stick).
+        let start = MonotonicClock.now()
         guard rc == 0 else {
             Log.warning("cannot grab \(device.path) \"\(device.name)\": \(errorString(-rc)) (another program grabs it?)")
             closeDevice(device.path, why: nil)
             return
         }
         managed.grabbedAt = start
+        managed.abandonedGrab = nil
         managed.announcedWaiting = false
         device.setLEDs(virtualKeyboard.leds)
         Log.info("grabbed \(device.path) \"\(device.name)\" (\(device.identity.idString))")
@@ -377,13 +383,19 @@ public final class KeyholdDaemon {
             guard stopReason == nil else { return }
             switch event {
             case .key(let code, let value, let time):
-                guard let grabbedAt = managed.grabbedAt else { return }
+                guard let grabbedAt = managed.grabbedAt else {
+                    // Read after giving a grab up: a release that only Keyhold saw goes back to
+                    // the other readers, so the key they saw go down goes up there too.
+                    if value == 0, let window = managed.abandonedGrab, window.contains(time) { device.injectRelease(code) }
+                    return
+                }
                 if time < grabbedAt {
                     // Queued before the grab: the rest of the system saw it too. A key that went
                     // down then must also go up there: let go and grab again once all are up.
                     if value == 1 {
                         device.ungrab()
                         managed.grabbedAt = nil
+                        managed.abandonedGrab = grabbedAt..<MonotonicClock.now()
                         Log.info("released the grab of \(path): a key went down just before it")
                     }
                     return
