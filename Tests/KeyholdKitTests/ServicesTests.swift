@@ -48,7 +48,7 @@ final class ServicesTests: XCTestCase {
         s.engine.services.hapticEngine = haptics
         s.engine.services.audioEngine = audio
         s.run(try! SimulationScript("d:e t:600 u:e d:right u:right d:enter u:enter"))
-        XCTAssertEqual(audio.played, [.input, .system, .system])
+        XCTAssertEqual(audio.played, [.input, .system, .system, .system])   // type, open, move, close
         XCTAssertEqual(haptics.played, [.lightImpact, .mediumImpact, .selectionChanged, .selectionChanged])
     }
 
@@ -137,10 +137,12 @@ final class ServicesTests: XCTestCase {
     }
 
     func testCalloutContextSubclass() {
-        let context = SpaceCommits()
-        context.open(key: .e, base: "e", candidates: ["è"])
-        XCTAssertEqual(context.intent(for: .space, modifiers: []), .commit)
-        XCTAssertEqual(context.intent(for: .x, modifiers: []), .typeThrough)
+        // Given to the services, the subclass is the one the engine uses: Space keeps è and is
+        // consumed, where the standard context would type it through.
+        let s = Simulator(calloutContext: SpaceCommits())
+        s.run(try! SimulationScript("d:e t:600 u:e d:right u:right d:space u:space d:x u:x"))
+        XCTAssertEqual(s.application.text, "èx")
+        XCTAssertEqual(simulate("d:e t:600 u:e d:right u:right d:space u:space d:x u:x").application.text, "è x")
     }
 
     final class NoLocaleCycling: KeyboardContext {
@@ -153,8 +155,16 @@ final class ServicesTests: XCTestCase {
         XCTAssertEqual(context.locale, "de")
         context.selectNextLocale()
         XCTAssertEqual(context.locale, "fr")
-        let fixed = NoLocaleCycling(locales: ["fr", "de"])
-        fixed.selectNextLocale()
-        XCTAssertEqual(fixed.locale, "fr")
+        // Through the engine: F1 bound to nextLocale cycles, unless the context says no.
+        let c = configuration {
+            $0.callouts.locales = ["fr", "pl"]
+            $0.bindings = KeyBindings([.alphabetic: [.f1: KeyBinding(press: .nextLocale)]])
+        }
+        // The active locale's candidates come first: French e → 1 è, Polish e → 1 ę.
+        XCTAssertEqual(simulate("d:e t:600 u:e d:1 u:1", c).application.text, "è")
+        XCTAssertEqual(simulate("d:f1 u:f1 d:e t:600 u:e d:1 u:1", c).application.text, "ę")
+        let fixed = Simulator(configuration: c, keyboardContext: NoLocaleCycling(locales: ["fr", "pl"]))
+        fixed.run(try! SimulationScript("d:f1 u:f1 d:e t:600 u:e d:1 u:1"))
+        XCTAssertEqual(fixed.application.text, "è")
     }
 }

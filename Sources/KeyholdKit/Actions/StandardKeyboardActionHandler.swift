@@ -94,6 +94,8 @@ open class StandardKeyboardActionHandler: KeyboardActionHandler {
             if case .character(let c) = a { return c } else { return nil }
         }
         calloutContext.open(key: currentKey ?? KeyCode(0), base: base, candidates: candidates)
+        // The long press itself gave its haptic; opening is a system event, heard as such.
+        if calloutContext.isOpen { feedbackHandler.triggerAudioFeedback(.system) }
     }
 
     open func handle(_ intent: CalloutKeyIntent) {

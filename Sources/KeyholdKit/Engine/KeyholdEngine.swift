@@ -9,8 +9,15 @@ public final class KeyholdEngine {
     public var observer: EngineObserver?
     /// Called when Backspace+Escape+Enter are held together; the daemon exits.
     public var onPanic: (() -> Void)?
-    /// Whether handled keys and callouts are active; paused, every key is forwarded.
-    public var isPaused = false
+    /// Whether handled keys and callouts are active; paused, every key is forwarded. Pausing
+    /// closes an open callout (keeping what it shows) and drops pending long presses and repeats.
+    public var isPaused = false {
+        didSet {
+            guard isPaused && !oldValue else { return }
+            services.calloutContext.close()
+            recognizer.cancelAll()
+        }
+    }
     /// Whether callouts open at all (`[callouts] enabled`).
     public var calloutsEnabled: Bool
 
@@ -36,8 +43,10 @@ public final class KeyholdEngine {
 
     /// Builds standard services for a configuration, typing onto `output`.
     public convenience init(configuration: KeyholdConfiguration = KeyholdConfiguration(), output: KeyEventOutput,
-                            layout: KeyboardLayout = USLayout()) {
-        self.init(services: KeyboardServices(configuration: configuration, output: output, layout: layout),
+                            layout: KeyboardLayout = USLayout(), keyboardContext: KeyboardContext? = nil,
+                            calloutContext: CalloutContext? = nil) {
+        self.init(services: KeyboardServices(configuration: configuration, output: output, layout: layout,
+                                             keyboardContext: keyboardContext, calloutContext: calloutContext),
                   configuration: configuration)
     }
 
@@ -81,7 +90,10 @@ public final class KeyholdEngine {
 
     private func keyDown(_ key: KeyCode) {
         let context = services.keyboardContext
-        let modifier = ModifierKeys(key: key)
+        // A bound key is handled even when it is a modifier: it then acts as its binding says
+        // (`rightalt = "keyboardType:symbolic"`), not as a held modifier.
+        let binding = isPaused ? nil : bindings.binding(for: key, in: context.keyboardType)
+        let modifier = binding == nil ? ModifierKeys(key: key) : nil
         if modifier == nil { recognizer.otherKeyPressed() }
         if let modifier { context.heldModifiers.insert(modifier) }
 
@@ -101,8 +113,13 @@ public final class KeyholdEngine {
         if modifier != nil || isPaused || context.isShortcutHeld {
             forwardDown(key); return
         }
-        let binding = bindings.binding(for: key, in: context.keyboardType)
-        guard let action = binding?.actions[.press] ?? binding.map({ _ in KeyboardAction.none }) ?? defaultAction(for: key) else {
+        let action: KeyboardAction
+        if let binding {
+            // Bound gestures come on top of the key's own press unless the binding names one.
+            action = binding.actions[.press] ?? layoutCharacter(for: key).map { .character(String($0)) } ?? .key(key)
+        } else if let standard = defaultAction(for: key) {
+            action = standard
+        } else {
             forwardDown(key); return
         }
         let i = Int(key.rawValue)
@@ -117,7 +134,7 @@ public final class KeyholdEngine {
 
     private func keyUp(_ key: KeyCode) {
         let i = Int(key.rawValue)
-        if let modifier = ModifierKeys(key: key) {
+        if routes[i] != .handled, let modifier = ModifierKeys(key: key) {
             // The other side's key may still hold the same modifier.
             let twin: KeyCode? = [KeyCode.leftShift: .rightShift, .rightShift: .leftShift, .leftCtrl: .rightCtrl,
                                   .rightCtrl: .leftCtrl, .leftMeta: .rightMeta, .rightMeta: .leftMeta][key]
@@ -139,15 +156,40 @@ public final class KeyholdEngine {
         actions[i] = nil
     }
 
-    /// A key with no binding is handled when the character it types has callouts; else forwarded.
-    private func defaultAction(for key: KeyCode) -> KeyboardAction? {
-        guard calloutsEnabled else { return nil }
+    /// The character `key` types now (held Shift and AltGr, Caps Lock), if any but whitespace.
+    private func layoutCharacter(for key: KeyCode) -> Character? {
         let context = services.keyboardContext
         guard let character = services.layout.character(
             for: key, modifiers: context.heldModifiers.intersection([.shift, .altGr]), capsLock: context.isCapsLockOn),
               !character.isWhitespace else { return nil }
+        return character
+    }
+
+    /// A key with no binding is handled when the character it types has callouts; else forwarded.
+    private func defaultAction(for key: KeyCode) -> KeyboardAction? {
+        guard calloutsEnabled, let character = layoutCharacter(for: key) else { return nil }
         let action = KeyboardAction.character(String(character))
         return services.calloutActionProvider.calloutActions(for: action).isEmpty ? nil : action
+    }
+
+    /// What a forwarded key is in KeyboardKit's words, so it gets the standard feedback too (a
+    /// click for every letter, the delete sound for backspace), though the handler never sees it.
+    private func forwardedAction(for key: KeyCode) -> KeyboardAction {
+        switch key {
+        case .backspace: return .backspace
+        case .space: return .space
+        case .tab: return .tab
+        case .enter, .kpEnter: return .primary(.return)
+        case .esc: return .escape
+        case .left: return .moveCursorBackward
+        case .right: return .moveCursorForward
+        case .leftShift, .rightShift: return .shift
+        case .capsLock: return .capsLock
+        case .leftCtrl, .rightCtrl: return .control
+        case .leftAlt, .rightAlt: return .option
+        case .leftMeta, .rightMeta: return .command
+        default: return layoutCharacter(for: key).map { .character(String($0)) } ?? .key(key)
+        }
     }
 
     /// Runs a gesture: a binding for that gesture is tapped as its own action; otherwise the
@@ -169,12 +211,18 @@ public final class KeyholdEngine {
 
     private func forwardDown(_ key: KeyCode) {
         routes[Int(key.rawValue)] = .forwarded
-        if key == .capsLock { services.keyboardContext.isCapsLockOn.toggle() }
         forward(key, .down)
     }
 
     private func forward(_ key: KeyCode, _ state: KeyState) {
         observer?.record(.forwarded(key, state, now))
+        if !isPaused {
+            switch state {
+            case .down: services.feedbackHandler.triggerFeedback(for: .press, on: forwardedAction(for: key))
+            case .autoRepeat: services.feedbackHandler.triggerFeedback(for: .repeatPress, on: forwardedAction(for: key))
+            case .up: break
+            }
+        }
         let controller = services.keyboardController
         switch state {
         case .down: controller.keyDown(key)

@@ -12,6 +12,9 @@ public struct ModifierKeys: OptionSet, Hashable, Sendable {
     /// Modifiers that turn a key into a shortcut: with any of these held every key is forwarded.
     public static let shortcut: ModifierKeys = [.control, .alt, .meta]
 
+    /// Every key that is a modifier.
+    public static let allKeys: [KeyCode] = [.leftShift, .rightShift, .leftCtrl, .rightCtrl, .leftAlt, .rightAlt, .leftMeta, .rightMeta]
+
     /// The modifier a key is, if it is one.
     public init?(key: KeyCode) {
         switch key {

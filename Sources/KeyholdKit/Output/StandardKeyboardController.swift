@@ -10,7 +10,6 @@ open class StandardKeyboardController: KeyboardController {
     public var onUntypable: ((Character) -> Void)?
 
     private var steps: [KeystrokeStep] = []
-    private static let modifierKeys: [KeyCode] = [.leftShift, .rightShift, .leftCtrl, .rightCtrl, .leftAlt, .rightAlt, .leftMeta, .rightMeta]
 
     public init(planner: KeystrokePlanner, output: KeyEventOutput, keyboardContext: KeyboardContext) {
         self.planner = planner; self.output = output; self.keyboardContext = keyboardContext
@@ -66,7 +65,7 @@ open class StandardKeyboardController: KeyboardController {
         case .tap(let stroke):
             liftModifiers(except: stroke.modifiers.union(planHeld), into: &lifted)
             let missing = stroke.modifiers.keys.filter { key in
-                !StandardKeyboardController.modifierKeys.contains { keyState.isDown($0) && ModifierKeys(key: $0) == ModifierKeys(key: key) }
+                !ModifierKeys.allKeys.contains { keyState.isDown($0) && ModifierKeys(key: $0) == ModifierKeys(key: key) }
             }
             for key in missing { send(key, .down) }
             if keyState.isDown(stroke.key) { send(stroke.key, .up) }
@@ -77,7 +76,7 @@ open class StandardKeyboardController: KeyboardController {
 
     /// Releases held modifiers that are not wanted, remembering them to press again afterwards.
     private func liftModifiers(except wanted: ModifierKeys, into lifted: inout [KeyCode]) {
-        for key in StandardKeyboardController.modifierKeys where keyState.isDown(key) {
+        for key in ModifierKeys.allKeys where keyState.isDown(key) {
             if let m = ModifierKeys(key: key), !wanted.contains(m) {
                 send(key, .up); lifted.append(key)
             }
@@ -90,6 +89,8 @@ open class StandardKeyboardController: KeyboardController {
 
     private func send(_ key: KeyCode, _ state: KeyState) {
         keyState.set(key, down: state != .up)
+        // Caps Lock toggles on press, whether forwarded or sent by a `capsLock` binding.
+        if key == .capsLock && state == .down { keyboardContext.isCapsLockOn.toggle() }
         output.send(key, state)
     }
 }

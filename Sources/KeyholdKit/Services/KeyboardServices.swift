@@ -25,11 +25,13 @@ open class KeyboardServices {
     }
     public var actionHandler: KeyboardActionHandler
 
-    /// Standard services for a configuration, typing onto `output`.
+    /// Standard services for a configuration, typing onto `output`. The contexts are shared
+    /// state every service holds on to, so custom ones (subclasses) are given here, not replaced.
     public init(configuration: KeyholdConfiguration = KeyholdConfiguration(), output: KeyEventOutput,
-                layout: KeyboardLayout = USLayout()) {
-        let context = KeyboardContext(locales: configuration.callouts.locales)
-        let callouts = CalloutContext()
+                layout: KeyboardLayout = USLayout(), keyboardContext: KeyboardContext? = nil,
+                calloutContext: CalloutContext? = nil) {
+        let context = keyboardContext ?? KeyboardContext(locales: configuration.callouts.locales)
+        let callouts = calloutContext ?? CalloutContext()
         let controller = StandardKeyboardController(
             planner: KeystrokePlanner(layout: layout, unicodeMethod: configuration.output.unicodeMethod,
                                       composeKey: configuration.output.composeKey),

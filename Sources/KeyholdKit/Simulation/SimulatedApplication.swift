@@ -44,7 +44,7 @@ public final class SimulatedApplication: KeyEventOutput {
 
     private var modifiers: ModifierKeys {
         var m: ModifierKeys = []
-        for key in [KeyCode.leftShift, .rightShift, .leftCtrl, .rightCtrl, .leftAlt, .rightAlt, .leftMeta, .rightMeta]
+        for key in ModifierKeys.allKeys
         where keyState.isDown(key) { m.insert(ModifierKeys(key: key)!) }
         return m
     }

@@ -6,10 +6,12 @@ public final class Simulator: EngineObserver {
     public var recordsTrace: Bool
 
     public init(configuration: KeyholdConfiguration = KeyholdConfiguration(), layout: KeyboardLayout = USLayout(),
+                keyboardContext: KeyboardContext? = nil, calloutContext: CalloutContext? = nil,
                 recordsTrace: Bool = true) {
         application = SimulatedApplication(layout: layout, composeKey: configuration.output.composeKey)
         let recorder = OutputRecorder()
-        engine = KeyholdEngine(configuration: configuration, output: recorder, layout: layout)
+        engine = KeyholdEngine(configuration: configuration, output: recorder, layout: layout,
+                               keyboardContext: keyboardContext, calloutContext: calloutContext)
         self.recordsTrace = recordsTrace
         recorder.simulator = self
         engine.observer = self
