@@ -490,10 +490,15 @@ final class ConfigurationTests: XCTestCase {
         }
     }
 
-    func testPrintsExamples() {
-        for text in ["[gestures]\nlong_pres_ms = 400\n", "[bindings]\ncapslok = \"escape\"\n", "[bindings]\ncapslock = \"escap\"\n"] {
-            if let error = loadError(text) { print("example:", error) }
-        }
+    /// The whole message a user reads, for the three mistakes users make most.
+    func testErrorMessagesAsPrinted() {
+        let f = Self.file
+        XCTAssertEqual(loadError("[gestures]\nlong_pres_ms = 400\n")?.description,
+                       "\(f):2: gestures.long_pres_ms: unknown key (did you mean 'long_press_ms'?)")
+        XCTAssertEqual(loadError("[bindings]\ncapslok = \"escape\"\n")?.description,
+                       "\(f):2: bindings.capslok: unknown key name 'capslok' (did you mean 'capslock'?)")
+        XCTAssertEqual(loadError("[bindings]\ncapslock = \"escap\"\n")?.description,
+                       "\(f):2: bindings.capslock: unknown action 'escap' (did you mean 'escape'?)")
     }
 
     // MARK: - The line locator

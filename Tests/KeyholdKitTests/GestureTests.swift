@@ -3,8 +3,9 @@ import XCTest
 
 final class GestureTests: XCTestCase {
     /// A paragraph typed at 150 words per minute (80 ms a character) with every key held 130 ms,
-    /// so each key goes down before the previous one is up; one key is even held 700 ms while
-    /// others roll over it. No callout may ever open and the text must arrive exactly.
+    /// so each key goes down before the previous one is up; one key with callouts (the `u` of
+    /// "quick") is even held 700 ms while others roll over it. No callout may ever open and the
+    /// text must arrive exactly.
     func testRolloverAt150WpmNeverOpensCallout() {
         let paragraph = "the quick brown fox jumps over the lazy dog while eager users see accents appear only when they ask"
         var steps: [String] = []
@@ -14,7 +15,7 @@ final class GestureTests: XCTestCase {
             let key = c == " " ? "space" : String(c)
             // A key cannot go down again before it is up: a double letter releases first.
             let doubled = i + 1 < characters.count && characters[i + 1] == c
-            let hold = doubled ? 60 : i == 10 ? 700 : 130
+            let hold = doubled ? 60 : i == 5 ? 700 : 130
             events.append((i * 80, "d:\(key)"))
             events.append((i * 80 + hold, "u:\(key)"))
         }
@@ -29,6 +30,28 @@ final class GestureTests: XCTestCase {
         XCTAssertEqual(s.calloutOpens, 0)
         XCTAssertFalse(s.lines("gesture").contains { $0.contains("longPress") })
         XCTAssertTrue(s.application.keyState.isEmpty)
+        // The long-held u, exactly: typed on press at 400 ms, released at 1100 ms, nothing between
+        // although its long press was due at 900 ms; i (with callouts too) went down 80 ms after.
+        XCTAssertEqual(Array(characters[5...6]), ["u", "i"])
+        XCTAssertEqual(Array(s.lines("gesture").filter { $0.contains(" u ") }.prefix(2)), [
+            "400ms u press character:u", "1100ms u release character:u",
+        ])
+        XCTAssertEqual(Array(s.trace.map(\.description).filter { $0.hasPrefix("4") }.prefix(9)), [
+            "400ms in u down", "400ms gesture u press character:u", "400ms out u down", "400ms out u up",
+            "450ms in q up", "450ms forward q up", "450ms out q up",
+            "480ms in i down", "480ms gesture i press character:i",
+        ])
+    }
+
+    /// Rollover cancels only the pending long press of keys held before: the same hold with no
+    /// other key pressed opens the callout at exactly 500 ms.
+    func testRolloverCancelsThePendingLongPress() {
+        let held = simulate("d:o t:100 d:w t:30 u:w t:570 u:o")
+        XCTAssertEqual(held.application.text, "ow")
+        XCTAssertEqual(held.calloutOpens, 0)
+        let alone = simulate("d:o t:700 u:o")
+        XCTAssertEqual(alone.lines("gesture"), ["0ms o press character:o", "500ms o longPress character:o", "700ms o release character:o"])
+        XCTAssertEqual(alone.calloutOpens, 1)
     }
 
     func testLongPressNeedsTheFullDelay() {
