@@ -384,7 +384,16 @@ final class ConfigurationTests: XCTestCase {
         assertError("[callouts.custom]\ne = \"é\"\n", line: 2, key: "callouts.custom.e",
                     description: "/etc/keyhold/config.toml:2: callouts.custom.e: expected an array of strings, found a string")
         assertError("[callouts]\nlocales = [\"en\", \"frr\"]\n", line: 2, key: "callouts.locales[1]", suggestion: "did you mean 'fr'?",
-                    description: "/etc/keyhold/config.toml:2: callouts.locales[1]: unknown callout locale 'frr' (did you mean 'fr'?)")
+                    description: "/etc/keyhold/config.toml:2: callouts.locales[1]: unknown callout locale 'frr' (define it under [callouts.locale.frr]) (did you mean 'fr'?)")
+        assertError("[callouts]\nlocales = [\"mine\"]\n[callouts.locale.mien]\ne = [\"ə\"]\n", line: 2, key: "callouts.locales[0]",
+                    suggestion: "did you mean 'mien'?",
+                    description: "/etc/keyhold/config.toml:2: callouts.locales[0]: unknown callout locale 'mine' (define it under [callouts.locale.mine]) (did you mean 'mien'?)")
+        assertError("[callouts.locale.mine]\nbsae = \"fr\"\n", line: 2, key: "callouts.locale.mine.bsae", suggestion: "did you mean 'base'?",
+                    description: "/etc/keyhold/config.toml:2: callouts.locale.mine.bsae: a callout key is one character, not 4 (did you mean 'base'?)")
+        assertError("[callouts.locale.mine]\nbase = \"frr\"\n", line: 2, key: "callouts.locale.mine.base", suggestion: "did you mean 'fr'?",
+                    description: "/etc/keyhold/config.toml:2: callouts.locale.mine.base: unknown callout locale 'frr' (did you mean 'fr'?)")
+        assertError("[callouts.locale]\nmine = 3\n", line: 2, key: "callouts.locale.mine",
+                    description: "/etc/keyhold/config.toml:2: callouts.locale.mine: expected a table ([callouts.locale.mine]), found an integer")
         assertError("[callouts]\nlocales = []\n", line: 2, key: "callouts.locales",
                     description: "/etc/keyhold/config.toml:2: callouts.locales: needs at least one locale (the first is active)")
     }

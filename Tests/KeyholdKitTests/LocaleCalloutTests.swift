@@ -1,8 +1,8 @@
 import KeyholdKit
 import XCTest
 
-/// The localized callouts generated from CLDR (scripts/gen-callouts.py; its `--check` verifies
-/// every standard exemplar letter against CLDR itself, and scripts/test runs it).
+/// The localized callouts generated from CLDR (scripts/gen-callouts.py), checked against CLDR's
+/// own files here, independently of the generator.
 final class LocaleCalloutTests: XCTestCase {
     func candidates(_ character: String, _ locales: [String]) -> [String] {
         let context = KeyboardContext(locales: locales)
@@ -74,6 +74,74 @@ final class LocaleCalloutTests: XCTestCase {
         }
     }
 
+    /// Every letter with a diacritic in a locale's standard exemplar set (CLDR's
+    /// `common/main/<locale>.xml`, Debian's unicode-cldr-core, read here with a parser of its own)
+    /// is a candidate of its base letter in that locale. A regional locale without its own set
+    /// (de-CH) uses its language's.
+    func testEveryStandardLetterWithADiacriticIsReachable() throws {
+        let main = "/usr/share/unicode/cldr/common/main"
+        guard FileManager.default.fileExists(atPath: main + "/fr.xml") else {
+            throw XCTSkip("CLDR not installed (apt-get install unicode-cldr-core)")
+        }
+        var checkedLocales = 0, checkedLetters = 0
+        for locale in LocalizedCalloutTable.shared.localeIdentifiers where locale != "en" && locale != "zh-Latn-pinyin" {
+            let letters = try XCTUnwrap(CLDRExemplars.standard(for: locale, in: main), "no exemplars for \(locale)")
+            checkedLocales += 1
+            for letter in letters {
+                let scalars = Array(String(letter).decomposedStringWithCanonicalMapping.unicodeScalars)
+                guard scalars.count > 1, scalars[0].isASCII, scalars[0].properties.isAlphabetic,
+                      scalars.dropFirst().allSatisfy({ $0.properties.generalCategory == .nonspacingMark }) else { continue }
+                let base = String(scalars[0])   // upper-case exemplars (az İ) are upper-case candidates
+                checkedLetters += 1
+                XCTAssertTrue(candidates(base, [locale]).contains(String(letter)), "\(locale): \(letter) is not a candidate of \(base)")
+            }
+        }
+        XCTAssertGreaterThanOrEqual(checkedLocales, 60)
+        XCTAssertGreaterThan(checkedLetters, 450)   // 481 in CLDR 41: the parser found the sets
+    }
+
+    func testTurkishDottedCapitalHasCallouts() {
+        XCTAssertEqual(candidates("İ", ["tr"]).prefix(2), ["I", "Î"])
+        XCTAssertEqual(candidates("i", ["tr"]).first, "ı")
+    }
+
+    /// `[callouts.locale.NAME]`: a locale of the user's own, listed like any other.
+    func testCustomLocaleFromConfiguration() throws {
+        let c = try ConfigurationLoader.load(text: """
+            [callouts]
+            locales = ["fr-linguist", "pl"]
+            [callouts.locale.fr-linguist]
+            base = "fr"
+            e = ["é", "ə"]
+            """, file: "x.toml")
+        XCTAssertEqual(simulate("d:e t:600 u:e d:2 u:2", c).application.text, "ə")
+        XCTAssertEqual(simulate("d:a t:600 u:a d:1 u:1", c).application.text, "à", "the rest comes from base fr")
+        XCTAssertEqual(simulate("d:z t:600 u:z d:1 u:1", c).application.text, "ź", "pl merged after it")
+        let replacesFr = try ConfigurationLoader.load(text: "[callouts]\nlocales = [\"fr\"]\n[callouts.locale.fr]\ne = [\"ɛ\"]\n", file: "x.toml")
+        XCTAssertEqual(simulate("d:e t:600 u:e d:1 u:1", replacesFr).application.text, "ɛ")
+        XCTAssertEqual(simulate("d:e t:600 u:e d:2 u:2", replacesFr).application.text, "e2", "only ɛ: fr replaced, no base")
+    }
+
+    /// One localized provider per locale, as in KeyboardKit: replacing one changes that locale only.
+    func testLocalizedProviderReplacesOneLocale() {
+        final class Esperanto: TableCalloutActionProvider {
+            override func calloutCandidates(for base: Character) -> [String]? {
+                base == "x" ? ["ĉ", "ĝ"] : super.calloutCandidates(for: base)
+            }
+        }
+        let context = KeyboardContext(locales: ["eo"])
+        let provider = StandardCalloutActionProvider(keyboardContext: context)
+        XCTAssertEqual(provider.localizedProvider(for: "eo")?.localeKey, "eo")
+        XCTAssertEqual(provider.localizedProvider(for: "de-AT")?.localeKey, "de")
+        XCTAssertEqual(provider.localizedProvider(for: "xx")?.localeKey, "en")
+        XCTAssertEqual(provider.calloutActions(for: .character("x")), [])
+        provider.localizedProviders.append(Esperanto(localeKey: "eo", table: LocalizedCalloutTable.shared.table(for: "eo") ?? [:]))
+        XCTAssertEqual(provider.calloutActions(for: .character("x")), [.character("ĉ"), .character("ĝ")])
+        XCTAssertEqual(provider.calloutActions(for: .character("u")), [.character("ŭ")])
+        context.locales = ["fr"]; context.locale = "fr"
+        XCTAssertEqual(provider.calloutActions(for: .character("x")), [])
+    }
+
     func testSimulatePolishSecondCandidate() {
         let pl = configuration { $0.callouts.locales = ["pl"] }
         XCTAssertEqual(simulate("d:z t:600 u:z t:50 d:2 t:30 u:2", pl).application.text, "ż")
@@ -109,5 +177,80 @@ final class LocaleCalloutTests: XCTestCase {
         func character(for key: KeyCode, modifiers: ModifierKeys) -> Character? {
             key == KeyCode(name: "grave") && modifiers.isEmpty ? "é" : us.character(for: key, modifiers: modifiers)
         }
+    }
+}
+
+/// A reader of CLDR exemplar sets (`<exemplarCharacters>[a à b {ch} \\u0301 …]`), enough for
+/// `common/main`: single characters, `{multi}` strings, `a-z` ranges and `\\uXXXX` escapes.
+enum CLDRExemplars {
+    /// The standard set of a locale (`sr-Latn` → sr_Latn.xml), or its parents' when it has none
+    /// (CLDR's parentLocales: Norwegian Bokmål and Nynorsk inherit from `no`).
+    static func standard(for locale: String, in main: String) -> [Character]? {
+        var parts = locale.split(separator: "-").map(String.init)
+        var files: [String] = []
+        while !parts.isEmpty { files.append(parts.joined(separator: "_")); parts.removeLast() }
+        if locale == "nb" || locale == "nn" { files.append("no") }
+        for file in files {
+            if let text = try? String(contentsOfFile: "\(main)/\(file).xml", encoding: .utf8), let set = standardSet(in: text) {
+                return parse(set)
+            }
+        }
+        return nil
+    }
+
+    /// The set of the `<exemplarCharacters>` element with no `type` (nor `alt`) attribute.
+    static func standardSet(in xml: String) -> String? {
+        var from = xml.startIndex
+        while let open = xml.range(of: "<exemplarCharacters", range: from..<xml.endIndex),
+              let tagEnd = xml.range(of: ">", range: open.upperBound..<xml.endIndex),
+              let close = xml.range(of: "</exemplarCharacters>", range: tagEnd.upperBound..<xml.endIndex) {
+            let attributes = xml[open.upperBound..<tagEnd.lowerBound]
+            if !attributes.contains("type=") && !attributes.contains("alt=") {
+                return String(xml[tagEnd.upperBound..<close.lowerBound])
+            }
+            from = close.upperBound
+        }
+        return nil
+    }
+
+    static func parse(_ set: String) -> [Character] {
+        var scalars: [Unicode.Scalar] = []
+        var items: [String] = []
+        var chars = Array(set.unicodeScalars.dropFirst().dropLast())   // the [ ]
+        var i = 0
+        var group: String?
+        func next() -> Unicode.Scalar {
+            let c = chars[i]; i += 1
+            guard c == "\\", i < chars.count else { return c }
+            if chars[i] == "u", i + 4 < chars.count, let v = UInt32(String(String.UnicodeScalarView(chars[(i + 1)...(i + 4)])), radix: 16) {
+                i += 5
+                return Unicode.Scalar(v) ?? c
+            }
+            let escaped = chars[i]; i += 1
+            return escaped
+        }
+        while i < chars.count {
+            let c = chars[i]
+            if c == "{" { group = ""; i += 1; continue }
+            if c == "}" { if let g = group { items.append(g) }; group = nil; i += 1; continue }
+            if group != nil { group!.unicodeScalars.append(next()); continue }
+            if c == " " { i += 1; continue }
+            if c == "-", let last = scalars.last, i + 1 < chars.count {
+                i += 1
+                let to = next()
+                if last.value < to.value {
+                    for v in (last.value + 1)...to.value { if let s = Unicode.Scalar(v) { scalars.append(s) } }
+                }
+                continue
+            }
+            let s = next()
+            // a combining mark written after a letter belongs to it
+            if s.properties.generalCategory == .nonspacingMark, let last = scalars.popLast() {
+                items.append(String(last) + String(s)); continue
+            }
+            scalars.append(s)
+        }
+        chars = []
+        return scalars.map { Character($0) } + items.compactMap { $0.count == 1 ? $0.first : nil }
     }
 }

@@ -47,10 +47,14 @@ public struct LocalizedCalloutTable: Sendable {
         self.canonical = canonical
     }
 
-    /// The table's identifier serving `locale`, or nil. Accepts BCP 47 (`fr-CA`) and POSIX
-    /// (`fr_CA.UTF-8`, `sr_RS@latin`) forms, case-insensitively, and falls back by dropping trailing
-    /// subtags: `de-AT` → `de`, `sr-Latn-RS` → `sr-Latn`, `nb-NO` → `nb`.
-    public func resolveLocale(_ locale: String) -> String? {
+    /// The table's identifier serving `locale`, or nil (see ``resolve(_:among:)``).
+    public func resolveLocale(_ locale: String) -> String? { Self.resolve(locale, among: canonical) }
+
+    /// The identifier serving `locale` among identifiers keyed by their lowercased form, or nil.
+    /// Accepts BCP 47 (`fr-CA`) and POSIX (`fr_CA.UTF-8`, `sr_RS@latin`) forms,
+    /// case-insensitively, and falls back by dropping trailing subtags: `de-AT` → `de`,
+    /// `sr-Latn-RS` → `sr-Latn`, `nb-NO` → `nb`.
+    public static func resolve(_ locale: String, among canonical: [String: String]) -> String? {
         // POSIX: language[_territory][.codeset][@modifier]
         var name = Substring(locale)
         var modifier: Substring = ""
@@ -71,22 +75,11 @@ public struct LocalizedCalloutTable: Sendable {
         return nil
     }
 
-    /// Candidates for holding `base` under `locale`, in display order, without `base` itself; nil
-    /// when the locale is unknown (see ``resolveLocale(_:)``) or has nothing for `base`.
-    ///
-    /// Entries are stored for lowercase letters; an uppercase `base` gets its lowercase entry
-    /// uppercased, dropping candidates with no single-character uppercase (ß) and the base itself.
-    public func candidates(for base: Character, locale: String) -> [String]? {
-        guard let id = resolveLocale(locale), let table = tables[id] else { return nil }
-        if let found = table[base] { return found }
-        guard base.isUppercase else { return nil }
-        let lower = base.lowercased()
-        guard lower.count == 1, let found = table[Character(lower)] else { return nil }
-        var upper: [String] = []
-        for candidate in found {
-            let u = candidate.uppercased()
-            if u.count == 1, u != String(base), !upper.contains(u) { upper.append(u) }
-        }
-        return upper.isEmpty ? nil : upper
+    /// One locale's table (lower-case base letters and symbols), or nil for an unknown identifier.
+    public func table(for id: String) -> [Character: [String]]? { tables[id] }
+
+    /// One provider per locale, in table order: what ``StandardCalloutActionProvider`` holds.
+    public var providers: [TableCalloutActionProvider] {
+        localeIdentifiers.map { TableCalloutActionProvider(localeKey: $0, table: tables[$0] ?? [:]) }
     }
 }

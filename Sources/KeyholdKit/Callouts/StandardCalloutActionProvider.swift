@@ -1,26 +1,39 @@
-/// The standard callout provider, as KeyboardKit's: per-character candidates from the
-/// configuration first, then the locales' tables (the active locale first, then the other
-/// configured locales, merged without repeats; each resolved by exact identifier, then language,
-/// then English), then KeyboardKit's base symbols. Candidates of an uppercase character are
-/// uppercased one by one, the locale's way (ß becomes ẞ, Turkish i becomes İ).
+/// The standard callout provider, as KeyboardKit's: it holds one ``LocalizedCalloutActionProvider``
+/// per locale (the CLDR-generated ones, then those the configuration defines) and gives
+/// per-character candidates from the configuration first, then the locales' (the active locale
+/// first, then the other configured locales, merged without repeats; each resolved by exact
+/// identifier, then language, then English), then KeyboardKit's base symbols. Candidates of an
+/// uppercase character are uppercased one by one, the locale's way (ß becomes ẞ, Turkish i
+/// becomes İ).
 open class StandardCalloutActionProvider: CalloutActionProvider {
     public unowned var keyboardContext: KeyboardContext
     /// Candidates per base character from `[callouts.custom]`; they replace the locales' lists.
     public var customCandidates: [Character: [String]]
+    /// One provider per locale; a later one replaces an earlier one with the same key.
+    public var localizedProviders: [LocalizedCalloutActionProvider] {
+        didSet { indexProviders() }
+    }
 
-    public init(keyboardContext: KeyboardContext, customCandidates: [Character: [String]] = [:]) {
+    /// The CLDR-generated providers, one per locale of ``LocalizedCalloutTable``.
+    public static var standardLocalizedProviders: [LocalizedCalloutActionProvider] { LocalizedCalloutTable.shared.providers }
+
+    public init(keyboardContext: KeyboardContext, customCandidates: [Character: [String]] = [:],
+                localizedProviders: [LocalizedCalloutActionProvider] = StandardCalloutActionProvider.standardLocalizedProviders) {
         self.keyboardContext = keyboardContext; self.customCandidates = customCandidates
+        self.localizedProviders = localizedProviders
+        indexProviders()
     }
 
     open func calloutActions(for action: KeyboardAction) -> [KeyboardAction] {
-        guard case .character(let text) = action, text.count == 1, let character = text.first else { return [] }
-        let lower = Character(character.lowercased())
-        let candidates = calloutCandidates(for: lower)
-        guard character.isUppercase, !candidates.isEmpty else { return candidates.map { .character($0) } }
+        guard case .character(let text) = action, text.count == 1 else { return [] }
         let locale = keyboardContext.locale
+        let lowerText = Self.lowercased(text, locale: locale)
+        guard lowerText.count == 1, let lower = lowerText.first else { return [] }
+        let candidates = calloutCandidates(for: lower)
+        guard lowerText != text, !candidates.isEmpty else { return candidates.map { .character($0) } }
         var upper: [String] = []
         // The locale's own capital of the base comes first when the layout typed another (İ in Turkish).
-        let base = Self.uppercased(String(lower), locale: locale)
+        let base = Self.uppercased(lowerText, locale: locale)
         if base != text { upper.append(base) }
         for candidate in candidates {
             let u = Self.uppercased(candidate, locale: locale)
@@ -33,36 +46,57 @@ open class StandardCalloutActionProvider: CalloutActionProvider {
     open func calloutCandidates(for base: Character) -> [String] {
         if let custom = customCandidates[base] { return custom }
         let context = keyboardContext
-        var merged = localizedCandidates(for: base, locale: context.locale) ?? []
+        var merged = localizedProvider(for: context.locale)?.calloutCandidates(for: base) ?? []
         for locale in context.locales where locale != context.locale {
-            for c in localizedCandidates(for: base, locale: locale) ?? [] where !merged.contains(c) { merged.append(c) }
+            for c in localizedProvider(for: locale)?.calloutCandidates(for: base) ?? [] where !merged.contains(c) { merged.append(c) }
         }
         return merged.isEmpty ? BaseCallouts.candidates(for: base) ?? [] : merged
     }
 
-    /// One locale's candidates for a base character; nil when the locale has none for it.
-    open func localizedCandidates(for base: Character, locale: String) -> [String]? {
-        LocalizedCalloutTable.shared.candidates(for: base, locale: resolve(locale))
+    /// The provider serving `locale`: its exact identifier, then its language (`de-AT` → `de`),
+    /// then English. Resolved once per locale name, so typing does not parse locale names.
+    open func localizedProvider(for locale: String) -> LocalizedCalloutActionProvider? {
+        if let provider = resolved[locale] { return provider }
+        let key = LocalizedCalloutTable.resolve(locale, among: keys) ?? keys["en"]
+        let provider = key.flatMap { byKey[$0] }
+        resolved[locale] = provider
+        return provider
     }
 
-    /// Resolved identifiers, so typing does not parse locale names on every key.
-    private var resolved: [String: String] = [:]
-    private func resolve(_ locale: String) -> String {
-        if let id = resolved[locale] { return id }
-        let id = LocalizedCalloutTable.shared.resolveLocale(locale) ?? "en"
-        resolved[locale] = id
-        return id
+    private var byKey: [String: LocalizedCalloutActionProvider] = [:]
+    /// Lowercased locale key → key, for ``LocalizedCalloutTable/resolve(_:among:)``.
+    private var keys: [String: String] = [:]
+    private var resolved: [String: LocalizedCalloutActionProvider?] = [:]
+
+    private func indexProviders() {
+        byKey = [:]; keys = [:]; resolved = [:]
+        for provider in localizedProviders {
+            byKey[provider.localeKey] = provider
+            keys[provider.localeKey.lowercased()] = provider.localeKey
+        }
+    }
+
+    /// Whether `locale` uses the Turkic dotted and dotless i (İ i, I ı).
+    private static func isTurkic(_ locale: String) -> Bool {
+        let language = locale.prefix { $0 != "-" && $0 != "_" }
+        return language == "tr" || language == "az"
     }
 
     /// One candidate in upper case, kept a single character where Unicode has one.
     public static func uppercased(_ candidate: String, locale: String = "en") -> String {
         if candidate == "ß" { return "ẞ" }
-        let language = locale.prefix { $0 != "-" && $0 != "_" }
-        if language == "tr" || language == "az" {
+        if isTurkic(locale) {
             if candidate == "i" { return "İ" }
             if candidate == "ı" { return "I" }
         }
         let upper = candidate.uppercased()
         return upper.count == candidate.count ? upper : candidate
+    }
+
+    /// A typed character in lower case, for looking up its candidates: Turkish İ is i (Unicode
+    /// would give i + U+0307). I stays i, so it offers İ and the other capitals of i.
+    public static func lowercased(_ character: String, locale: String = "en") -> String {
+        if isTurkic(locale) && character == "İ" { return "i" }
+        return character.lowercased()
     }
 }

@@ -114,7 +114,7 @@ public enum ConfigurationLoader {
     static let schema: [(table: String, keys: [String])] = [
         ("devices", ["include", "exclude"]),
         ("gestures", ["long_press_ms", "repeat_delay_ms", "repeat_interval_ms", "double_tap_ms"]),
-        ("callouts", ["enabled", "locales", "custom"]),
+        ("callouts", ["enabled", "locales", "custom", "locale"]),
         ("output", ["layout", "variant", "options", "unicode_method", "compose_key", "pace_us"]),
         ("feedback", ["audio", "haptic", "volume", "audio_device", "haptic_device", "override"]),
         ("feedback.override", ["action", "gesture", "audio", "haptic"]),
@@ -336,13 +336,22 @@ public enum ConfigurationLoader {
             checkKeys(t, at: path, allowed: ConfigurationLoader.keys(of: "callouts"))
             var c = KeyholdConfiguration.CalloutSettings()
             if let v = bool(t, "enabled", at: path) { c.enabled = v }
+            // Locales of the user's own come first: `locales` may name them.
+            if let defined = table(t, "locale", at: path) {
+                let definedPath = path + [.key("locale")]
+                for name in orderedKeys(defined, at: definedPath) {
+                    guard let locale = table(defined, name, at: definedPath) else { continue }
+                    c.customLocales[name] = customLocale(locale, at: definedPath + [.key(name)])
+                }
+            }
             if let list = strings(t, "locales", at: path) {
                 var locales: [String] = []
                 let known = LocalizedCalloutTable.shared
                 for (locale, p) in list {
                     if locale.isEmpty { fail(p, "empty locale"); continue }
-                    guard known.resolveLocale(locale) != nil else {
-                        fail(p, "unknown callout locale '\(locale)'", suggest: Spelling.nearest(to: locale, in: known.localeIdentifiers))
+                    guard c.customLocales[locale] != nil || known.resolveLocale(locale) != nil else {
+                        fail(p, "unknown callout locale '\(locale)' (define it under [callouts.locale.\(locale)])",
+                             suggest: Spelling.nearest(to: locale, in: known.localeIdentifiers + c.customLocales.keys.sorted()))
                         continue
                     }
                     if locales.contains(locale) { fail(p, "locale '\(locale)' is listed twice"); continue }
@@ -352,25 +361,50 @@ public enum ConfigurationLoader {
                 if !locales.isEmpty { c.locales = locales }
             }
             if let custom = table(t, "custom", at: path) {
-                let customPath = path + [.key("custom")]
-                for key in orderedKeys(custom, at: customPath) {
-                    let p = customPath + [.key(key)]
-                    guard key.count == 1, let base = key.first else {
-                        fail(p, "a callout key is one character, not \(key.count)"); continue
-                    }
-                    if base.isUppercase, base.lowercased().count == 1 {
-                        fail(p, "callouts are set on the lower-case letter; upper case follows", suggest: base.lowercased()); continue
-                    }
-                    guard let list = strings(custom, key, at: customPath) else { continue }
-                    var candidates: [String] = []
-                    for (candidate, cp) in list {
-                        if candidate.isEmpty { fail(cp, "empty callout candidate"); continue }
-                        candidates.append(candidate)
-                    }
-                    c.custom[base] = candidates
-                }
+                c.custom = candidateTable(custom, at: path + [.key("custom")])
             }
             return c
+        }
+
+        /// `[callouts.locale.NAME]`: `base = "LOCALE"` (optional) and candidates per character,
+        /// which replace the base locale's for that character.
+        func customLocale(_ t: TOMLTable, at path: Path) -> [Character: [String]] {
+            var table: [Character: [String]] = [:]
+            if let base = string(t, "base", at: path) {
+                let known = LocalizedCalloutTable.shared
+                if let id = known.resolveLocale(base), let baseTable = known.table(for: id) {
+                    table = baseTable
+                } else {
+                    fail(path + [.key("base")], "unknown callout locale '\(base)'",
+                         suggest: Spelling.nearest(to: base, in: known.localeIdentifiers))
+                }
+            }
+            for (base, candidates) in candidateTable(t, at: path, skipping: ["base"]) { table[base] = candidates }
+            return table
+        }
+
+        /// Candidates per base character: `e = ["é", "è"]`; the key is one lower-case character.
+        func candidateTable(_ t: TOMLTable, at path: Path, skipping skipped: [String] = []) -> [Character: [String]] {
+            var result: [Character: [String]] = [:]
+            for key in orderedKeys(t, at: path) where !skipped.contains(key) {
+                let p = path + [.key(key)]
+                guard key.count == 1, let base = key.first else {
+                    fail(p, "a callout key is one character, not \(key.count)",
+                         suggest: skipped.isEmpty ? nil : Spelling.nearest(to: key, in: skipped))
+                    continue
+                }
+                if base.isUppercase, base.lowercased().count == 1 {
+                    fail(p, "callouts are set on the lower-case letter; upper case follows", suggest: base.lowercased()); continue
+                }
+                guard let list = strings(t, key, at: path) else { continue }
+                var candidates: [String] = []
+                for (candidate, cp) in list {
+                    if candidate.isEmpty { fail(cp, "empty callout candidate"); continue }
+                    candidates.append(candidate)
+                }
+                result[base] = candidates
+            }
+            return result
         }
 
         func output(_ t: TOMLTable) -> KeyholdConfiguration.OutputSettings {

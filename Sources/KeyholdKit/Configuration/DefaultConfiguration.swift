@@ -47,6 +47,14 @@ locales = ["en"]
 # e = ["é", "è", "ê", "ë"]
 # "$" = ["€", "£", "¥"]
 
+[callouts.locale]
+# Locales of your own, to list in `locales` like any other: a table per locale with candidates
+# per base character, on top of an optional base locale's. Named like a built-in locale ("fr"),
+# it replaces that one.
+# [callouts.locale.fr-linguist]
+# base = "fr"
+# e = ["é", "è", "ê", "ë", "ə", "ɛ"]
+
 [output]
 # The XKB layout characters are typed with. "" reads XKBLAYOUT, XKBVARIANT and XKBOPTIONS from
 # /etc/default/keyboard, else uses "us".

@@ -30,6 +30,9 @@ public struct KeyholdConfiguration: Hashable, Sendable {
         public var locales = ["en"]
         /// Candidates per base character, replacing the locale's.
         public var custom: [Character: [String]] = [:]
+        /// Locales defined in the configuration (`[callouts.locale.NAME]`): candidates per base
+        /// character, a base locale's already merged in.
+        public var customLocales: [String: [Character: [String]]] = [:]
         public init() {}
     }
 

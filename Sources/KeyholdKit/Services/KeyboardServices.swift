@@ -36,7 +36,11 @@ open class KeyboardServices {
             planner: KeystrokePlanner(layout: layout, unicodeMethod: configuration.output.unicodeMethod,
                                       composeKey: configuration.output.composeKey),
             output: output, keyboardContext: context)
-        let provider = StandardCalloutActionProvider(keyboardContext: context, customCandidates: configuration.callouts.custom)
+        let provider = StandardCalloutActionProvider(
+            keyboardContext: context, customCandidates: configuration.callouts.custom,
+            localizedProviders: StandardCalloutActionProvider.standardLocalizedProviders
+                + configuration.callouts.customLocales.sorted { $0.key < $1.key }
+                .map { TableCalloutActionProvider(localeKey: $0.key, table: $0.value) })
         let audio = SilentAudioEngine(), haptic = SilentHapticEngine()
         let feedback = StandardKeyboardFeedbackHandler(settings: configuration.feedback, audioEngine: audio, hapticEngine: haptic)
         self.keyboardContext = context

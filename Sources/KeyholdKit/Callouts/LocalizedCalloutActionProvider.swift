@@ -1,0 +1,22 @@
+/// One locale's callouts, as KeyboardKit's `LocalizedCalloutActionProvider`: the standard
+/// provider holds one per locale and asks the active locale's first.
+public protocol LocalizedCalloutActionProvider: AnyObject {
+    /// The locale it serves, CLDR style (`fr`, `sr-Latn`), or a name of the user's own.
+    var localeKey: String { get }
+    /// Candidates for a lower-case base character in display order, without the base; nil when
+    /// the locale has none for it.
+    func calloutCandidates(for base: Character) -> [String]?
+}
+
+/// A locale's candidates from a table: each CLDR locale of ``LocalizedCalloutTable``, and each
+/// locale defined in the configuration (`[callouts.locale.NAME]`).
+open class TableCalloutActionProvider: LocalizedCalloutActionProvider {
+    public let localeKey: String
+    public let table: [Character: [String]]
+
+    public init(localeKey: String, table: [Character: [String]]) {
+        self.localeKey = localeKey; self.table = table
+    }
+
+    open func calloutCandidates(for base: Character) -> [String]? { table[base] }
+}
