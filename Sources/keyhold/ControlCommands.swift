@@ -180,7 +180,6 @@ struct MonitorView {
     var showKeys: Bool
     private var base = ""
     private var candidates: [String] = []
-    private var count = 0
 
     init(showKeys: Bool) { self.showKeys = showKeys }
 
@@ -196,14 +195,13 @@ struct MonitorView {
         case "callout":
             switch event["action"]?.stringValue {
             case "open":
-                count = event["count"]?.intValue ?? 0
                 base = event["base"]?.stringValue ?? ""
                 candidates = (event["candidates"]?.arrayValue ?? []).compactMap(\.stringValue)
                 return "\(time)  callout      " + line(index: event["index"]?.intValue ?? 0)
             case "move":
                 return "\(time)  callout      " + line(index: event["index"]?.intValue ?? 0)
             case "close":
-                defer { candidates = []; base = ""; count = 0 }
+                defer { candidates = []; base = "" }
                 if let text = event["text"]?.stringValue { return "\(time)  callout      closed: \(text)" }
                 return "\(time)  callout      closed"
             default: return nil
@@ -227,7 +225,8 @@ struct MonitorView {
     /// `[e]  1 è  2 é  3 ê`, the shown candidate in brackets (index 0 is the base character).
     func line(index: Int) -> String {
         guard !candidates.isEmpty else {
-            return index == 0 ? "\(count) candidates, none chosen" : "candidate \(index) of \(count)"
+            // Without key content (not root, or no --keys) only the position is known.
+            return index == 0 ? "opened" : "candidate \(index)"
         }
         var parts = [index == 0 ? "[\(base)]" : base]
         for (i, c) in candidates.enumerated() {

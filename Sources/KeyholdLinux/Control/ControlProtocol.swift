@@ -207,9 +207,10 @@ enum MonitorEvent {
             switch event {
             case .opened(let base, let candidates):
                 w.key("action"); w.rawString("open")
-                w.key("count"); w.int(candidates.count)
                 w.key("index"); w.int(0)
                 if content {
+                    // The count is content too: it differs per letter, so it tells which was held.
+                    w.key("count"); w.int(candidates.count)
                     w.key("base"); w.string(base)
                     w.key("candidates")
                     w.beginArray()
