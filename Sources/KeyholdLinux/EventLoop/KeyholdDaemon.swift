@@ -276,6 +276,12 @@ public final class KeyholdDaemon {
             Log.error("reload failed, keeping the running configuration: \(error)")
             return .failed("\(error)")
         }
+        if new == configuration && newNames == layoutNames {
+            // Nothing to rebuild: keys held right now stay held.
+            Log.info("reloaded configuration from \(source): unchanged")
+            configurationSource = source
+            return .reloaded(source: source)
+        }
         engine.releaseAll()
         configuration = new
         layout = newLayout
