@@ -61,6 +61,16 @@ final class CalloutTests: XCTestCase {
         XCTAssertFalse(s.lines("out").contains { $0.hasSuffix("esc down") }, "Esc is consumed")
     }
 
+    /// A candidate of two code points (Lithuanian ą̃ = ą + U+0303) is typed as two and deleted
+    /// with two Backspaces, so moving past it and Esc leave exactly what they should.
+    func testCandidateOfTwoCodePoints() {
+        let lt = configuration { $0.callouts.locales = ["lt"] }
+        let right = Array(repeating: "d:right u:right", count: 6).joined(separator: " ")
+        XCTAssertEqual(simulate("d:a t:600 u:a \(right) d:enter u:enter", lt).application.text, "ą\u{303}")
+        XCTAssertEqual(simulate("d:a t:600 u:a \(right) d:right u:right d:enter u:enter", lt).application.text, "a")
+        XCTAssertEqual(simulate("d:a t:600 u:a \(right) d:esc u:esc", lt).application.text, "a")
+    }
+
     func testTypeThroughKeepsShownAndTypesTheKey() {
         XCTAssertEqual(simulate("d:e t:600 u:e d:right u:right d:x u:x d:y u:y").application.text, "èxy")
         // A digit beyond the candidates closes and types itself.

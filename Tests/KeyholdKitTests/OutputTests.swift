@@ -46,6 +46,10 @@ final class OutputTests: XCTestCase {
         XCTAssertTrue(table.contains("<Multi_key> <Multi_key> <0> <0> <0> <0> <e> <9> : \"é\" U00E9\n"))
         XCTAssertTrue(table.contains("<Multi_key> <Multi_key> <0> <0> <2> <0> <a> <c> : \"€\" U20AC\n"))
         XCTAssertEqual(table.components(separatedBy: "\n").filter { $0.hasPrefix("<Multi_key>") }.count, 2, "ASCII and duplicates are left out")
+        // A candidate of two code points (Lithuanian ą̃) needs both in the table.
+        let lt = ComposeTable.file(for: ["ą\u{303}"])
+        XCTAssertTrue(lt.contains("<Multi_key> <Multi_key> <0> <0> <0> <1> <0> <5> : \"ą\" U0105\n"))
+        XCTAssertTrue(lt.contains("<Multi_key> <Multi_key> <0> <0> <0> <3> <0> <3> : \"\u{303}\" U0303\n"))
     }
 
     func testHeldShiftIsLiftedForLowercaseAndRestored() {

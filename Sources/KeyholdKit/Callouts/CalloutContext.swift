@@ -47,7 +47,9 @@ open class CalloutContext {
     /// Shows candidate `index` (0 = base) in place of the shown text.
     open func show(_ index: Int, using controller: KeyboardController) {
         guard isOpen, index != selectedIndex, (0...candidates.count).contains(index) else { return }
-        controller.deleteBackward(times: shown.count)
+        // One Backspace per code point: a candidate like ą̃ is typed as two, and programs delete
+        // combining sequences a code point at a time (GTK, the console, terminals).
+        controller.deleteBackward(times: shown.unicodeScalars.count)
         selectedIndex = index
         controller.insertText(shown)
         publish(.moved(index: index, shown: shown))

@@ -18,12 +18,12 @@ public enum ComposeTable {
             "",
         ]
         var seen = Set<UInt32>()
-        for character in characters {
-            guard character.unicodeScalars.count == 1, let scalar = character.unicodeScalars.first,
-                  scalar.value > 0x7f, seen.insert(scalar.value).inserted else { continue }
+        // Per code point: the Unicode methods type a candidate like ą̃ as ą, then U+0303.
+        for scalar in characters.lazy.flatMap(\.unicodeScalars) {
+            guard scalar.value > 0x7f, seen.insert(scalar.value).inserted else { continue }
             let keys = hexDigits(scalar.value).map { "<\($0)>" }.joined(separator: " ")
             let hex = String(scalar.value, radix: 16, uppercase: true)
-            lines.append("<Multi_key> <Multi_key> \(keys) : \"\(character)\" U\(String(repeating: "0", count: max(0, 4 - hex.count)) + hex)")
+            lines.append("<Multi_key> <Multi_key> \(keys) : \"\(Character(scalar))\" U\(String(repeating: "0", count: max(0, 4 - hex.count)) + hex)")
         }
         return lines.joined(separator: "\n") + "\n"
     }
