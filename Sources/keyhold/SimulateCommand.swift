@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import KeyholdKit
+import KeyholdLinux
 
 struct SimulateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -16,20 +17,34 @@ struct SimulateCommand: ParsableCommand {
     @Argument(help: "The key script.") var script: String
     @Option(help: "Configuration file (default: /etc/keyhold/config.toml if present, else the built-in default).")
     var config: String?
-    @Option(help: "Active callout locale, e.g. fr or pl (default: the first configured).") var locale: String?
+    @Option(help: "Callout locale, e.g. fr or pl, as if the configuration said locales = [LOCALE] (default: the configured ones).")
+    var locale: String?
     @Flag(help: "Also print every input, gesture, callout and output event with its time on stderr.") var trace = false
 
     func run() throws {
         var configuration = try ConfigurationFile.load(explicit: config)
         if let locale {
-            configuration.callouts.locales = [locale] + configuration.callouts.locales.filter { $0 != locale }
+            guard configuration.callouts.customLocales[locale] != nil || LocalizedCalloutTable.shared.resolveLocale(locale) != nil else {
+                FileHandle.standardError.write(Data("keyhold simulate: unknown callout locale '\(locale)'\n".utf8))
+                throw ExitCode(2)
+            }
+            configuration.callouts.locales = [locale]
+        }
+        // The layout the configuration names ([output] layout), else US: simulating does not
+        // depend on this machine's /etc/default/keyboard.
+        var layout: KeyboardLayout = USLayout()
+        if configuration.output.layout != nil {
+            do { layout = try XKBLayout(XKBNames.resolve(configuration.output)) } catch {
+                FileHandle.standardError.write(Data("keyhold simulate: \(error)\n".utf8))
+                throw ExitCode(2)
+            }
         }
         let parsed: SimulationScript
         do { parsed = try SimulationScript(script) } catch {
             FileHandle.standardError.write(Data("keyhold simulate: \(error)\n".utf8))
             throw ExitCode(2)
         }
-        let simulator = Simulator(configuration: configuration, recordsTrace: trace)
+        let simulator = Simulator(configuration: configuration, layout: layout, recordsTrace: trace)
         simulator.engine.onPanic = { FileHandle.standardError.write(Data("keyhold simulate: panic escape (the daemon would exit)\n".utf8)) }
         let text = simulator.run(parsed)
         if trace {
