@@ -38,6 +38,18 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(bad.stderr, "keyhold simulate: step 2 't:x': time must be a whole number of milliseconds\n")
     }
 
+    /// `[output] layout` applies to simulate too: on AZERTY the Q key types a and 2 types é.
+    func testSimulateUsesTheConfiguredLayout() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("keyhold-fr-\(getpid()).toml")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try "[output]\nlayout = \"fr\"\n".write(to: file, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try keyhold("simulate", "--config", file.path, "d:q u:q d:2 u:2").stdout, "aé\n")
+        XCTAssertEqual(try keyhold("simulate", "d:q u:q d:2 u:2").stdout, "q2\n")
+        let unknown = try keyhold("simulate", "--locale", "xx", "d:e u:e")
+        XCTAssertEqual(unknown.status, 2)
+        XCTAssertEqual(unknown.stderr, "keyhold simulate: unknown callout locale 'xx'\n")
+    }
+
     func testCheckExitCodes() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("keyhold-cli-\(getpid())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
