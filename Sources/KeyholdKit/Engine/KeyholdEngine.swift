@@ -216,19 +216,15 @@ public final class KeyholdEngine {
 
     private func forward(_ key: KeyCode, _ state: KeyState) {
         observer?.record(.forwarded(key, state, now))
-        if !isPaused {
-            switch state {
-            case .down: services.feedbackHandler.triggerFeedback(for: .press, on: forwardedAction(for: key))
-            case .autoRepeat: services.feedbackHandler.triggerFeedback(for: .repeatPress, on: forwardedAction(for: key))
-            case .up: break
-            }
-        }
         let controller = services.keyboardController
         switch state {
         case .down: controller.keyDown(key)
         case .up: controller.keyUp(key)
         case .autoRepeat: controller.keyRepeat(key)
         }
+        // Feedback after the key is out: it never delays a keystroke.
+        guard !isPaused, state != .up else { return }
+        services.feedbackHandler.triggerFeedback(for: state == .down ? .press : .repeatPress, on: forwardedAction(for: key))
     }
 
     /// Lets go of every key: the output releases what it holds and pending gestures are dropped.
