@@ -261,6 +261,7 @@ final class AudioEngineTests: XCTestCase {
             engine.waitUntilIdle(timeout: 5)
         }
         XCTAssertEqual(engine.statistics.openAttempts, 1, "no second attempt within the back-off")
+        XCTAssertEqual(engine.statistics.dropped, 20, "every play dropped while the device is out")
         XCTAssertEqual(log.warnings.count, 1)
         engine.close()
     }

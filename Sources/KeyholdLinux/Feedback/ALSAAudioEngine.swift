@@ -163,6 +163,9 @@ final class AudioWorker: @unchecked Sendable {
     // shared
     private var pending: (feedback: AudioFeedback, at: UInt64)?
     private var busy = false
+    /// While the device is unavailable and not yet due for a retry, plays are dropped here
+    /// without waking the audio thread (no wake-up per keystroke when there is no sound card).
+    private var dropUntil: UInt64 = 0
     private var stopping = false
     /// A thread was started for `run` (which closes the device when it ends).
     private var hasThread = false
@@ -212,6 +215,7 @@ final class AudioWorker: @unchecked Sendable {
         condition.lock()
         guard !stopping else { condition.unlock(); return }
         stats.requested += 1
+        if now < dropUntil { stats.dropped += 1; condition.unlock(); return }
         if pending != nil { stats.replaced += 1 }
         pending = (feedback, now)
         condition.unlock()
@@ -356,7 +360,7 @@ final class AudioWorker: @unchecked Sendable {
                 channels = format.channels
                 renderBuiltIns()
             }
-            condition.withLock { stats.opens += 1; status = .open(format) }
+            condition.withLock { stats.opens += 1; status = .open(format); dropUntil = 0 }
             if inOutage {
                 log(.notice, "audio: ALSA device \"\(options.device)\" is back: \(format)")
                 inOutage = false
@@ -367,7 +371,7 @@ final class AudioWorker: @unchecked Sendable {
         case .failure(let error):
             nextRetry = now + UInt64(max(0, options.retryInterval) * 1e9)
             let reason = error.description
-            condition.withLock { status = .unavailable(reason: reason) }
+            condition.withLock { status = .unavailable(reason: reason); dropUntil = nextRetry }
             if inOutage {
                 log(.debug, "audio: ALSA device \"\(options.device)\" still unavailable: \(reason)")
             } else {
@@ -385,7 +389,7 @@ final class AudioWorker: @unchecked Sendable {
         device?.close(drain: false)
         device = nil
         nextRetry = FeedbackClock.nanoseconds() + UInt64(max(0, options.retryInterval) * 1e9)
-        condition.withLock { status = .unavailable(reason: reason) }
+        condition.withLock { status = .unavailable(reason: reason); dropUntil = nextRetry }
         if !inOutage {
             inOutage = true
             log(.warning, "audio: ALSA device \"\(options.device)\" failed: \(reason); audio feedback is dropped "
