@@ -6,6 +6,10 @@
 #   haptics: ffdriver (a uinput FF_RUMBLE device acting as its own driver) logs every effect
 #            upload, play and erase while `keyhold feedback test` runs; the uploads must be the
 #            pattern table, every pattern must be played, and the effects erased at exit.
+#   daemon:  `keyhold run` with audio and haptics on, a probe source keyboard, ffdriver and arecord:
+#            x pressed (forwarded) -> an input click in the capture and a lightImpact play at the
+#            driver; e held 600 ms (long press opens a callout) -> a mediumImpact play and a
+#            system click after it; SIGTERM -> exit 0, its effects erased.
 #   failures: a missing sound card is one warning (exit 0; 1 with --strict); no rumble device is
 #            one line; a rumble device unplugged mid-run is one warning, later patterns are skipped.
 #
@@ -23,6 +27,10 @@ PY=/usr/bin/python3
 # ---- guest helpers ----
 # ff_count FILE REGEX: lines of a driver log matching REGEX
 ff_count() { grep -cE "$2" "$1" 2>/dev/null || true; }
+# ff_effect_id FILE "strong=N weak=N length=N delay=N": the id the driver gave that upload
+ff_effect_id() { sed -n "s/^upload id=\([0-9]*\) type=rumble $2\$/\1/p" "$1" | tail -1; }
+# ff_played_after FILE LINE ID: the driver log has a play of effect ID after line LINE
+ff_played_after() { [ -n "$3" ] && tail -n +"$(($2 + 1))" "$1" | grep -q "^play .* effect=$3 value=1\$"; }
 
 # ffdriver_start ID [opts]: a rumble device; sets FF_PID[ID], FF_LOG[ID], FF_DEV[ID]
 declare -gA FF_PID=() FF_LOG=() FF_DEV=()
@@ -184,6 +192,69 @@ EOF
   log "haptic: keyhold's play() to the driver reading EV_FF: $lat"
   echo "haptic play-to-driver: $lat" >> "$out/measurements.txt"
   echo "audio play-to-first-frame (ms): $delays" >> "$out/measurements.txt"
+
+  # ---- the daemon: what a user gets from a key press and from a callout ------------------------
+  # The same configuration as above (volume 0.5: every built-in sound peaks at 13107). The capture
+  # runs before keyhold opens the loopback, so it fixes the format again. The source keyboard
+  # exists before keyhold starts and is grabbed at start: no wait_flowing, whose taps would click.
+  ffdriver_start run || fail "ffdriver (daemon part) created"
+  local dcap=$E2E_WORK/capture-run.wav dff=${FF_LOG[run]}
+  arecord -q -D hw:Loopback,1,0 -f S16_LE -r 48000 -c 1 --buffer-time=100000 --period-time=5000 "$dcap" \
+    2> "$out/arecord-run.err" &
+  arec=$!; E2E_PIDS+=("$arec")
+  wait_until 10 grep -q RUNNING /proc/asound/Loopback/pcm1c/sub0/status || fail "arecord (daemon part) is capturing"
+  src_start kb "Keyhold Feedback E2E Keyboard" || fail "source keyboard created"
+  if keyhold_start "$cfg" --control none; then
+    check "daemon: keyhold run opened hw:Loopback,0,0" wait_until 5 grep -q 'audio: ALSA device "hw:Loopback,0,0": 48000 Hz, 1 channel' "$out/keyhold.log"
+    check "daemon: keyhold run found \"$RUMBLE\"" wait_until 5 grep -q "haptics: rumble on \"$RUMBLE\" (${FF_DEV[run]})" "$out/keyhold.log"
+    check "daemon: the source keyboard is grabbed" wait_until 10 grep -q "grabbed ${SRC_DEV[kb]} " "$out/keyhold.log"
+    local light medium mark
+    light=$(ff_effect_id "$dff" "strong=16384 weak=8192 length=25 delay=0")
+    medium=$(ff_effect_id "$dff" "strong=32768 weak=16384 length=40 delay=0")
+    check "daemon: lightImpact (${light:-none}) and mediumImpact (${medium:-none}) uploaded" test -n "$light" -a -n "$medium"
+    sleep 0.5                                       # nothing may have played yet: a quiet start
+    # x is forwarded: it must still get the standard press feedback (input click, lightImpact)
+    mark=$(wc -l < "$dff")
+    record_start x "$KH_DEV" -n 2 -t 10
+    src_send kb "d x" "u x"
+    record_wait x 15
+    check "daemon: x forwarded to the virtual keyboard" test "$(record_keys x | tr '\n' ' ')" = "45 1 45 0 "
+    check "daemon: x -> the driver played lightImpact" wait_until 5 ff_played_after "$dff" "$mark" "$light"
+    check "daemon: x -> no mediumImpact played" eval "! ff_played_after '$dff' '$mark' '$medium'"
+    sleep 1                                         # a second of silence between the two sounds
+    # e held past the long press: the callout opens with mediumImpact and the system click
+    mark=$(wc -l < "$dff")
+    src_send kb "d e" "t 600" "u e"
+    src_sync kb
+    check "daemon: hold e 600 ms (callout opens) -> the driver played mediumImpact" \
+      wait_until 5 ff_played_after "$dff" "$mark" "$medium"
+    sleep 0.5                                       # the system click is 28 ms: let it reach the capture
+    keyhold_stop 10; rc=$?
+    check "daemon: SIGTERM -> keyhold exits 0" test "$rc" -eq 0
+  else
+    fail "daemon: keyhold run started"; tail -20 "$out/keyhold.log"
+  fi
+  kill -INT "$arec" 2>/dev/null; wait_exit "$arec" 10
+  cp "$dcap" "$out/capture-run.wav" 2>/dev/null
+  src_stop kb
+  ffdriver_stop run
+  dff=$out/ffdriver.run.log
+  check "daemon: every uploaded effect erased when keyhold stopped" \
+    test "$(ff_count "$dff" '^upload ')" -ge 1 -a "$(ff_count "$dff" '^erase ')" -eq "$(ff_count "$dff" '^upload ')"
+  analysis=$(capture_analyse "$out/capture-run.wav" 2>&1)
+  printf '%s\n' "$analysis" | sed 's/^/    /'
+  printf '%s\n' "$analysis" > "$out/capture-run.txt"
+  # expected: x's input click, then e's press click, then (the long press) the system click
+  mapfile -t S < <(awk '/^sound /{print $2, $3, $4}' <<< "$analysis")
+  local x_ms x_pk sys_ms sys_pk gap
+  read -r _ x_ms x_pk <<< "${S[0]:-0 0 0}"
+  check "daemon: x -> the capture's first sound is an input click ($x_ms ms, peak $x_pk)" \
+    awk -v m="$x_ms" -v p="$x_pk" 'BEGIN{exit !(m >= 2 && m <= 11 && p >= 13105 && p <= 13109)}'
+  # the system click: after x's click, a sound of the system sound's length (input's is 10 ms,
+  # delete's 18, system's 28); gap: from the sound before it (e's press click, if it has one)
+  read -r sys_ms sys_pk gap <<< "$(printf '%s\n' "${S[@]}" | awk 'NR > 1 && $2 >= 21 && $2 <= 29 { print $2, $3, int(($1 - p) * 1000); exit } { p = $1 }')"
+  check "daemon: hold e -> the capture holds the system click after x's (${sys_ms:-none} ms, peak ${sys_pk:-?}, ${gap:-?} ms after the sound before it)" \
+    awk -v m="${sys_ms:-0}" -v p="${sys_pk:-0}" 'BEGIN{exit !(m >= 21 && m <= 29 && p >= 13105 && p <= 13109)}'
 
   # ---- failures
   # a missing sound card: one warning, exit 0; --strict makes it exit 1

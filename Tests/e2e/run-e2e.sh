@@ -9,16 +9,20 @@
 # Checks, each PASS/FAIL:
 #   grab      Keyhold waits for a held key to be released before it grabs a keyboard; `keyhold
 #             devices` explains its choices (its own device is never taken)
-#   typing    a paragraph typed with rollover at 150 wpm arrives exactly in a VT application
+#   typing    a paragraph typed with rollover at 150 wpm arrives exactly in a VT application; its
+#             u (a key with callouts) is held 700 ms while the next keys roll over it: `keyhold
+#             monitor` shows that hold and no long press or callout (and shows the next callout)
 #   callouts  hold e 600 ms + 2 -> é (console Unicode method); Right/Enter; Esc; type-through;
 #             Shift + hold a -> uppercase candidate; Ctrl+C held long arrives as 0x03 (no callout);
 #             the same on the PS/2 keyboard driven over QMP
-#   hotplug   the source keyboard destroyed mid-hold and mid-callout, then recreated: nothing
-#             held on the virtual keyboard, typing works again
+#   hotplug   the source keyboard destroyed mid-hold and mid-callout (the callout moved to è
+#             first, so it is provably open), then recreated: nothing held on the virtual
+#             keyboard, typing works again and closes the callout keeping è
 #   reload    SIGHUP with a broken config keeps the running one and logs file:line: key;
 #             a valid one is applied
 #   flood     20,000 events at keyboard rate: none lost, order kept; an unthrottled 20,000-event
-#             burst (overflows the kernel's 64-event buffer): order kept, resync, nothing stuck
+#             burst (overflows the kernel's 64-event buffer): order kept, a SYN_DROPPED resync
+#             logged, nothing stuck
 #   idle      no wake-ups in 10 idle seconds
 #   leds      Caps Lock set by the console is mirrored to the grabbed keyboard and the engine
 #   sigterm   SIGTERM mid-hold: exit 0, every key released on the virtual keyboard, device gone
@@ -73,12 +77,14 @@ src_create() {
   SRC_DEV[$id]=$(awk '/^ready /{d=$2} END{print d}' "${SRC_OUT[$id]}")
 }
 
-# typing_cmds TEXT MS_PER_CHAR HOLD_MS: probe source commands that type TEXT (US layout) with
-# rollover: a key goes down every MS_PER_CHAR and stays down HOLD_MS, so it is still down when
-# the next one goes down. Upper case: Shift goes down 20 ms before the letter and up before the
-# next key. A key typed twice in a row goes up before it goes down again.
+# typing_cmds TEXT MS_PER_CHAR HOLD_MS [LONG_AT LONG_MS]: probe source commands that type TEXT
+# (US layout) with rollover: a key goes down every MS_PER_CHAR and stays down HOLD_MS, so it is
+# still down when the next one goes down. Upper case: Shift goes down 20 ms before the letter and
+# up before the next key. A key typed twice in a row goes up before it goes down again. The
+# character at 1-based index LONG_AT stays down LONG_MS instead (the caller picks one whose key
+# does not come again while it is down).
 typing_cmds() {
-  awk -v text="$1" -v per="$2" -v hold="$3" '
+  awk -v text="$1" -v per="$2" -v hold="$3" -v long_at="${4:-0}" -v long_ms="${5:-0}" '
     function key(c) { return code[c] }
     function ev(t, what, k) { n++; T[n] = t; S[n] = n; W[n] = what; K[n] = k }
     BEGIN {
@@ -93,7 +99,7 @@ typing_cmds() {
         c = substr(text, i, 1); lc = tolower(c); k = key(lc)
         if (k == "") { print "typing_cmds: no key for " c > "/dev/stderr"; exit 1 }
         t = 100 + (i - 1) * per
-        h = hold
+        h = (i == long_at) ? long_ms : hold
         if (i < len && key(tolower(substr(text, i + 1, 1))) == k) h = per - 15
         if (c != lc) { ev(t - 20, "d", 42); ev(t, "d", k); ev(t + per - 20, "u", 42); ev(t + h, "u", k) }
         else { ev(t, "d", k); ev(t + h, "u", k) }
@@ -221,16 +227,34 @@ EOF
 
   # ---- typing: 150 wpm with rollover ------------------------------------------------------
   local para="Keyhold types this paragraph at one hundred and fifty words per minute, every key rolled over into the next; no accent picker may open, and the order stays exact. KeyboardKit gestures on Linux - quick brown foxes jump over lazy dogs, zebras vex jinxed quilts."
-  typing_cmds "$para" 80 110 > "$E2E_WORK/para.cmds"
-  log "typing ${#para} characters at 150 wpm (80 ms per key, each held 110 ms)"
+  # The u of "quick" (u has callouts) stays down 700 ms, past the 500 ms long press, while the
+  # next 8 keys roll over it: rollover must cancel its long press. The text alone cannot prove
+  # that (an open callout keeps its base character when typed through), so `keyhold monitor`
+  # watches the engine's gestures and callouts; the next u is 18 keys later, long after release.
+  local long_at pre=${para%%quick*}; long_at=$(( ${#pre} + 2 ))
+  typing_cmds "$para" 80 110 "$long_at" 700 > "$E2E_WORK/para.cmds"
+  log "typing ${#para} characters at 150 wpm (80 ms per key, each held 110 ms; character $long_at, '${para:long_at-1:1}', held 700 ms)"
+  local mon=$E2E_OUT/monitor.txt mon_pid
+  "$KEYHOLD" monitor --control /run/keyhold/control > "$mon" 2>&1 &
+  mon_pid=$!; E2E_PIDS+=("$mon_pid")
+  check "monitor: connected to keyhold's control socket" \
+    wait_until 10 eval "\"\$KEYHOLD\" status --control /run/keyhold/control --json | grep -q '\"monitors\":1'"
   vt_clear
   cat "$E2E_WORK/para.cmds" >&"${SRC_FD[kb]}"
   check "typing: the 150 wpm paragraph arrives exactly" vt_expect "$para" 60
   check "typing: nothing held on the virtual keyboard" keystate_is "$KH_DEV" "held: none"
+  # the longest u press -> release the monitor saw (its times are the events' own)
+  local u_held; u_held=$(awk '$2 == "press" && $3 == "u" { t = $1 } $2 == "release" && $3 == "u" && t != "" { d = ($1 - t) * 1000; if (d > m) m = d; t = "" } END { printf "%d", m }' "$mon")
+  check "typing: the monitor saw u held 700 ms under rollover (longest u: $u_held ms)" test "$u_held" -ge 650
+  check "typing: no long press and no callout while the paragraph was typed" \
+    eval "! grep -E '  (longPress|callout)  ' '$mon'"
 
   # ---- callouts -----------------------------------------------------------------------------
   vt_clear; src_send kb "d e" "t 600" "u e" "t 50" "d KEY_2" "u KEY_2"
   check "callout: hold e 600 ms, 2 -> é (console Unicode method)" vt_expect 'e\177\303\251'
+  # the same monitor sees this callout: its silence during the paragraph meant something
+  check "monitor: shows the callout that hold e opened" wait_until 5 grep -q '  callout .*\[e\]  1 è  2 é' "$mon"
+  kill "$mon_pid" 2>/dev/null; wait_exit "$mon_pid" 5
   vt_clear; src_send kb "d e" "t 600" "u e" "t 50" "d right" "u right" "d right" "u right" "d enter" "u enter" "t 50" "d x" "u x"
   check "callout: Right, Right, Enter keeps é; Enter consumed" vt_expect 'e\177\303\250\177\303\251x'
   vt_clear; src_send kb "d a" "t 600" "u a" "t 50" "d right" "u right" "d esc" "u esc"
@@ -279,15 +303,16 @@ EOF
   check "replug: grabbed again" wait_log 10 "grabbed ${SRC_DEV[kb]} \"$SRC_NAME\"" $((grabs + 1))
   vt_clear; src_type kb ok
   check "replug: typing works again" vt_expect ok
-  src_send kb "d e" "t 600"
-  src_sync kb
+  # e held past its long press, then Right: the VT shows è only if the callout is open
+  vt_clear; src_send kb "d e" "t 600" "d right" "u right"
+  check "unplug mid-callout: the callout is open (Right shows è)" vt_expect 'e\177\303\250'
   grabs=$(log_count "grabbed .* \"$SRC_NAME\"")
   src_destroy kb
   check "unplug mid-callout: nothing held on the virtual keyboard" keystate_is "$KH_DEV" "held: none"
   src_create kb
   check "replug after callout: grabbed again" wait_log 10 "grabbed ${SRC_DEV[kb]} \"$SRC_NAME\"" $((grabs + 1))
-  vt_clear; src_type kb ok
-  check "replug after callout: typing works (type-through closes the callout)" vt_expect ok
+  src_type kb ok
+  check "replug after callout: typing works (type-through closes the callout, keeping è)" vt_expect 'e\177\303\250ok'
   check "hotplug: nothing held on the virtual keyboard" keystate_is "$KH_DEV" "held: none"
   check "hotplug: no file descriptor leaked over two unplug/replug cycles ($fds0 open)" \
     test "$(ls /proc/"$KH_PID"/fd | wc -l)" -eq "$fds0"
@@ -327,6 +352,8 @@ EOF
   out=$("$PROBE" flood-verify 20000 < "${REC_FILE[$rec]}")
   log "unthrottled flood written in $(( (t1 - t0) / 1000 )) ms: $out; keyhold logged $(( $(log_count SYN_DROPPED) - drops0 )) (rate-limited) SYN_DROPPED resync warning(s)"
   check "flood: unthrottled 20,000 events, what arrives is in order" "$PROBE" flood-verify 20000 < "${REC_FILE[$rec]}"
+  # 20,000 events written at once overflow the kernel's 64-event buffer: keyhold must notice
+  check "flood: keyhold logged a SYN_DROPPED resync" wait_log 5 "SYN_DROPPED.*resyncing" $((drops0 + 1))
   check "flood: nothing held on the virtual keyboard afterwards" keystate_is "$KH_DEV" "held: none"
   check "flood: keyhold still running" kill -0 "$KH_PID"
   check "flood: typing works afterwards" wait_flowing kb "$KH_DEV" 10

@@ -28,6 +28,7 @@
 #             again, typing works, nothing stuck
 #   stop      `systemctl stop` mid-hold: every key released on the virtual keyboard before it goes,
 #             the keyboard is ungrabbed, the service ends cleanly
+#   sandbox   `systemd-analyze security keyhold.service`: overall exposure <= 2.0 (security.txt)
 #   user      keyhold-user.service in a keyhold member's user manager: kept off while the system
 #             service runs; then it grabs through the udev rules, reads ~/.config/keyhold/config.toml,
 #             its control socket is in $XDG_RUNTIME_DIR, it stops cleanly
@@ -184,7 +185,7 @@ guest() {
   check "monitor (root): the shown candidate is marked" file_has "$E2E_OUT/monitor-root.txt" "e  1 è  \[2 é\]  3 ê"
   check "monitor (root): the close with the kept text" file_has "$E2E_OUT/monitor-root.txt" "closed: é"
   check "monitor (member): positions only, no characters" \
-    eval 'wait_until 10 file_has "$E2E_OUT/monitor-member.txt" "candidate 2 of" && ! grep -q "[èé]" "$E2E_OUT/monitor-member.txt"'
+    eval 'wait_until 10 file_has "$E2E_OUT/monitor-member.txt" "candidate 2" && ! grep -q "[èé]" "$E2E_OUT/monitor-member.txt"'
   check "monitor (member): told that characters are for root" file_has "$E2E_OUT/monitor-member.txt" "characters hidden"
   vt_clear
 
@@ -314,6 +315,10 @@ guest() {
   journalctl -o short-monotonic -u keyhold.service --no-pager > "$E2E_OUT/journal.txt" 2>&1
   systemd-analyze security keyhold.service > "$E2E_OUT/security.txt" 2>&1
   log "$(tail -1 "$E2E_OUT/security.txt")"
+  # the README promises a hardened unit: systemd's own score (0 best .. 10 worst) stays <= 2.0
+  local exposure; exposure=$(sed -n 's/.*Overall exposure level for keyhold\.service: \([0-9.]*\) .*/\1/p' "$E2E_OUT/security.txt")
+  check "sandbox: systemd-analyze security exposure ${exposure:-?} <= 2.0" \
+    awk -v e="$exposure" 'BEGIN { exit !(e != "" && e + 0 <= 2.0) }'
 
   # ---- the user service: a keyhold member's session, the user's own config
   if [ -n "$KH_UID" ]; then
