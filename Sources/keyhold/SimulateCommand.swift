@@ -24,26 +24,17 @@ struct SimulateCommand: ParsableCommand {
     func run() throws {
         var configuration = try ConfigurationFile.load(explicit: config)
         if let locale {
-            guard configuration.callouts.customLocales[locale] != nil || LocalizedCalloutTable.shared.resolveLocale(locale) != nil else {
-                FileHandle.standardError.write(Data("keyhold simulate: unknown callout locale '\(locale)'\n".utf8))
-                throw ExitCode(2)
-            }
+            guard configuration.callouts.isKnownLocale(locale) else { throw failure("unknown callout locale '\(locale)'") }
             configuration.callouts.locales = [locale]
         }
         // The layout the configuration names ([output] layout), else US: simulating does not
         // depend on this machine's /etc/default/keyboard.
         var layout: KeyboardLayout = USLayout()
         if configuration.output.layout != nil {
-            do { layout = try XKBLayout(XKBNames.resolve(configuration.output)) } catch {
-                FileHandle.standardError.write(Data("keyhold simulate: \(error)\n".utf8))
-                throw ExitCode(2)
-            }
+            do { layout = try XKBLayout(XKBNames.resolve(configuration.output)) } catch { throw failure("\(error)") }
         }
         let parsed: SimulationScript
-        do { parsed = try SimulationScript(script) } catch {
-            FileHandle.standardError.write(Data("keyhold simulate: \(error)\n".utf8))
-            throw ExitCode(2)
-        }
+        do { parsed = try SimulationScript(script) } catch { throw failure("\(error)") }
         let simulator = Simulator(configuration: configuration, layout: layout, recordsTrace: trace)
         simulator.engine.onPanic = { FileHandle.standardError.write(Data("keyhold simulate: panic escape (the daemon would exit)\n".utf8)) }
         let text = simulator.run(parsed)
@@ -51,5 +42,11 @@ struct SimulateCommand: ParsableCommand {
             FileHandle.standardError.write(Data(simulator.trace.map(\.description).joined(separator: "\n").utf8 + Data("\n".utf8)))
         }
         print(text)
+    }
+
+    /// Says what is wrong on stderr; the exit status for a bad script, locale or layout.
+    private func failure(_ message: String) -> ExitCode {
+        FileHandle.standardError.write(Data("keyhold simulate: \(message)\n".utf8))
+        return ExitCode(2)
     }
 }

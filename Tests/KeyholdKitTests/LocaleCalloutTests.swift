@@ -216,7 +216,7 @@ enum CLDRExemplars {
     static func parse(_ set: String) -> [Character] {
         var scalars: [Unicode.Scalar] = []
         var items: [String] = []
-        var chars = Array(set.unicodeScalars.dropFirst().dropLast())   // the [ ]
+        let chars = Array(set.unicodeScalars.dropFirst().dropLast())   // the [ ]
         var i = 0
         var group: String?
         func next() -> Unicode.Scalar {
@@ -250,7 +250,6 @@ enum CLDRExemplars {
             }
             scalars.append(s)
         }
-        chars = []
         return scalars.map { Character($0) } + items.compactMap { $0.count == 1 ? $0.first : nil }
     }
 }

@@ -349,7 +349,7 @@ public enum ConfigurationLoader {
                 let known = LocalizedCalloutTable.shared
                 for (locale, p) in list {
                     if locale.isEmpty { fail(p, "empty locale"); continue }
-                    guard c.customLocales[locale] != nil || known.resolveLocale(locale) != nil else {
+                    guard c.isKnownLocale(locale) else {
                         fail(p, "unknown callout locale '\(locale)' (define it under [callouts.locale.\(locale)])",
                              suggest: Spelling.nearest(to: locale, in: known.localeIdentifiers + c.customLocales.keys.sorted()))
                         continue

@@ -33,6 +33,11 @@ public struct KeyholdConfiguration: Hashable, Sendable {
         /// Locales defined in the configuration (`[callouts.locale.NAME]`): candidates per base
         /// character, a base locale's already merged in.
         public var customLocales: [String: [Character: [String]]] = [:]
+
+        /// Whether `locale` names a locale defined here or one of the built-in (CLDR) ones.
+        public func isKnownLocale(_ locale: String) -> Bool {
+            customLocales[locale] != nil || LocalizedCalloutTable.shared.resolveLocale(locale) != nil
+        }
         public init() {}
     }
 
