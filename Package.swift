@@ -10,15 +10,10 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // The pure engine: no Linux headers, deterministic given a clock.
-        .target(
-            name: "KeyholdKit",
-            dependencies: [.product(name: "TOMLKit", package: "TOMLKit")],
-            resources: []
-        ),
+        .target(name: "KeyholdKit"),
         // C libraries from Debian, found through pkg-config.
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),

@@ -15,11 +15,8 @@ struct CheckCommand: ParsableCommand {
             print("(embedded default): ok")
             return
         }
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            _ = try ConfigurationFile.load(explicit: path)   // reports why it cannot be read
-            return
-        }
-        let errors = ConfigurationLoader.validate(text: text, file: path)
+        // Read as the daemon reads it: the same size limit, the same encoding check.
+        let errors = ConfigurationLoader.validate(path: path)
         guard errors.isEmpty else {
             for error in errors { FileHandle.standardError.write(Data("\(error)\n".utf8)) }
             throw ExitCode(2)

@@ -66,6 +66,29 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try keyhold("check", dir.appendingPathComponent("missing.toml").path).status, 2)
     }
 
+    /// Inputs that once crashed the configuration parser: `keyhold check` names the file and the
+    /// line and exits 2, as for any other mistake.
+    func testCheckOfFilesThatOnceCrashedTheParser() throws {
+        let dir = ConfigurationTests.repositoryRoot.appendingPathComponent("Fuzz/Regressions/configuration")
+        for name in try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() {
+            let path = dir.appendingPathComponent(name).path
+            let result = try keyhold("check", path)
+            XCTAssertEqual(result.status, 2, "\(name): \(result.stderr)")
+            XCTAssertTrue(result.stderr.hasPrefix("\(path):"), "\(name): \(result.stderr)")
+            XCTAssertFalse(result.stderr.contains("crashed"), "\(name): \(result.stderr)")
+        }
+        let bad = FileManager.default.temporaryDirectory.appendingPathComponent("keyhold-brace-\(getpid()).toml")
+        defer { try? FileManager.default.removeItem(at: bad) }
+        try "[{\n".write(to: bad, atomically: true, encoding: .utf8)
+        let result = try keyhold("check", bad.path)
+        XCTAssertEqual(result.status, 2)
+        XCTAssertEqual(result.stderr, "\(bad.path):1:2: syntax error: expected a key, found '{'\n")
+        // The daemon refuses to start on it, saying why, with the status systemd does not restart on.
+        let run = try keyhold("run", "--config", bad.path, "--control", "none")
+        XCTAssertEqual(run.status, 2)
+        XCTAssertEqual(run.stderr, "keyhold: \(bad.path):1:2: syntax error: expected a key, found '{'\n")
+    }
+
     func testComposeFileCoversCallouts() throws {
         let table = try keyhold("compose-file").stdout
         XCTAssertTrue(table.contains("<Multi_key> <Multi_key> <0> <0> <0> <0> <e> <9> : \"é\" U00E9"))

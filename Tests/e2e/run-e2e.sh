@@ -18,7 +18,8 @@
 #   hotplug   the source keyboard destroyed mid-hold and mid-callout (the callout moved to è
 #             first, so it is provably open), then recreated: nothing held on the virtual
 #             keyboard, typing works again and closes the callout keeping è
-#   reload    SIGHUP with a broken config keeps the running one and logs file:line: key;
+#   reload    SIGHUP with a broken config (a wrong key; `[{`, which once aborted the parser) keeps
+#             the running one and logs file:line: key;
 #             a valid one is applied
 #   flood     20,000 events at keyboard rate: none lost, order kept; an unthrottled 20,000-event
 #             burst (overflows the kernel's 64-event buffer): order kept, a SYN_DROPPED resync
@@ -326,6 +327,13 @@ EOF
   check "SIGHUP, broken config: still running" kill -0 "$KH_PID"
   vt_clear; src_send kb "d e" "t 600" "u e" "t 50" "d KEY_2" "u KEY_2"
   check "SIGHUP, broken config: the running configuration still works (é)" vt_expect 'e\177\303\251'
+  # The text that aborted the old TOML parser (and the daemon with it).
+  printf '[{\n' > "$CFG"
+  kill -HUP "$KH_PID"
+  check "SIGHUP, '[{': error logged with file:line:column" wait_log 10 "reload failed.*$CFG:1:2: syntax error"
+  check "SIGHUP, '[{': still running" kill -0 "$KH_PID"
+  vt_clear; src_send kb "d e" "t 600" "u e" "t 50" "d KEY_2" "u KEY_2"
+  check "SIGHUP, '[{': the running configuration still works (é)" vt_expect 'e\177\303\251'
   printf '[callouts]\nenabled = true\n\n[callouts.custom]\ne = ["ê", "é"]\n' > "$CFG"
   kill -HUP "$KH_PID"
   check "SIGHUP, valid config: reloaded" wait_log 10 "reloaded configuration from $CFG"

@@ -320,6 +320,20 @@ guest() {
   check "sandbox: systemd-analyze security exposure ${exposure:-?} <= 2.0" \
     awk -v e="$exposure" 'BEGIN { exit !(e != "" && e + 0 <= 2.0) }'
 
+  # ---- a configuration that does not parse (`[{` once aborted the parser): the service refuses
+  # to start, the journal says where, and systemd does not restart it on the same file
+  cp "$CONFIG" "$E2E_WORK/config.keep"
+  printf '[{\n' > "$CONFIG"
+  systemctl start keyhold.service > /dev/null 2>&1
+  check "'[{': the service fails to start with exit status 2" \
+    wait_until 10 eval '[ "$(unit_prop ActiveState)" = failed ] && [ "$(unit_prop ExecMainStatus)" = 2 ]'
+  sleep 3
+  check "'[{': no restart loop on a broken configuration (NRestarts=$(unit_prop NRestarts))" \
+    test "$(unit_prop NRestarts)" = 0 -a "$(unit_prop ActiveState)" = failed
+  check "'[{': the journal names file, line and column" journal_has "$CONFIG:1:2: syntax error"
+  cp "$E2E_WORK/config.keep" "$CONFIG"
+  systemctl reset-failed keyhold.service
+
   # ---- the user service: a keyhold member's session, the user's own config
   if [ -n "$KH_UID" ]; then
     local home=/home/khuser user_dev

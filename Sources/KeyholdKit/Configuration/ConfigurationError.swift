@@ -7,7 +7,7 @@ public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvert
     public var file: String
     /// 1-based; nil when the error is about the whole file (it cannot be read).
     public var line: Int?
-    /// 1-based, in Unicode scalars; for syntax errors, the place TOMLKit reports, else the key's.
+    /// 1-based, in Unicode scalars; for syntax errors, where the parser stopped, else the key's.
     public var column: Int?
     /// The dotted key path (`gestures.long_press_ms`, `feedback.override[1].audio`); nil for
     /// syntax and file errors.
@@ -47,6 +47,8 @@ enum Spelling {
         for candidate in candidates {
             let c = Array(candidate.lowercased().unicodeScalars)
             let limit = max(2, min(w.count, c.count) / 3)
+            // The distance is at least the difference in length: skip the table for long words.
+            guard abs(w.count - c.count) <= limit else { continue }
             let d = distance(w, c)
             guard d <= limit, d < w.count, d < (best?.distance ?? Int.max) else { continue }
             best = (candidate, d)

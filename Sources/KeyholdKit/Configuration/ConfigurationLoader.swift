@@ -1,5 +1,4 @@
 import Foundation
-import TOMLKit
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -28,10 +27,17 @@ public enum ConfigurationLoader {
 
     /// Reads and parses a file.
     public static func load(path: String) throws(ConfigurationError) -> KeyholdConfiguration {
-        guard let text = try readText(path: path) else {
-            throw ConfigurationError(file: path, message: "cannot read the file: \(String(cString: strerror(ENOENT)))")
+        try load(text: readExistingText(path: path), file: path)
+    }
+
+    /// Every error in a file, in file order (empty when it is valid), for `keyhold check`; a
+    /// file that cannot be read is one error.
+    public static func validate(path: String) -> [ConfigurationError] {
+        do {
+            return validate(text: try readExistingText(path: path), file: path)
+        } catch {
+            return [error]
         }
-        return try load(text: text, file: path)
     }
 
     /// Reads and parses a file, or returns nil when it does not exist (so the caller can fall
@@ -54,6 +60,18 @@ public enum ConfigurationLoader {
 
     // MARK: - Reading
 
+    /// The largest file read: a configuration is a few kilobytes, and this bounds what loading a
+    /// wrong file (a log, a disk image) can cost the daemon to about a second and 100 MB.
+    public static let maximumFileSize = 1 << 20
+
+    /// The file's text; a missing file is an error.
+    static func readExistingText(path: String) throws(ConfigurationError) -> String {
+        guard let text = try readText(path: path) else {
+            throw ConfigurationError(file: path, message: "cannot read the file: \(String(cString: strerror(ENOENT)))")
+        }
+        return text
+    }
+
     /// The file's text; nil when it does not exist.
     static func readText(path: String) throws(ConfigurationError) -> String? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
@@ -74,7 +92,9 @@ public enum ConfigurationLoader {
             }
             if n == 0 { break }
             bytes += buffer[0..<n]
-            if bytes.count > 16 << 20 { throw ConfigurationError(file: path, message: "the file is larger than 16 MiB") }
+            if bytes.count > maximumFileSize {
+                throw ConfigurationError(file: path, message: "the file is larger than \(maximumFileSize >> 20) MiB")
+            }
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw ConfigurationError(file: path, message: "the file is not valid UTF-8")
@@ -85,28 +105,15 @@ public enum ConfigurationLoader {
     // MARK: - Decoding
 
     static func decode(text: String, file: String) -> (configuration: KeyholdConfiguration, errors: [ConfigurationError]) {
-        // TOMLKit reads a C string, which would end silently at a NUL.
-        if text.unicodeScalars.contains("\0") {
-            var line = 1, column = 1
-            for c in text.unicodeScalars {
-                if c == "\0" { break }
-                if c == "\n" { line += 1; column = 1 } else { column += 1 }
-            }
-            return (KeyholdConfiguration(), [ConfigurationError(file: file, line: line, column: column,
-                                                               message: "syntax error: NUL character")])
-        }
-        let root: TOMLTable
+        let document: TOMLDocument
         do {
-            root = try TOMLTable(string: text)
-        } catch let error as TOMLParseError {
-            return (KeyholdConfiguration(), [ConfigurationError(
-                file: file, line: error.source.begin.line, column: error.source.begin.column,
-                message: "syntax error: \(error.description)")])
+            document = try TOMLDocument(text: text)
         } catch {
-            return (KeyholdConfiguration(), [ConfigurationError(file: file, message: "syntax error: \(error)")])
+            return (KeyholdConfiguration(), [ConfigurationError(
+                file: file, line: error.line, column: error.column, message: "syntax error: \(error.message)")])
         }
-        let decoder = TableDecoder(file: file, locator: TOMLLineLocator(text: text))
-        let configuration = withExtendedLifetime(root) { decoder.configuration(root) }
+        let decoder = TableDecoder(file: file, document: document)
+        let configuration = decoder.configuration(document.root)
         return (configuration, decoder.sortedErrors)
     }
 
@@ -132,12 +139,12 @@ public enum ConfigurationLoader {
     final class TableDecoder {
         typealias Path = [TOMLPathComponent]
         let file: String
-        let locator: TOMLLineLocator
+        let document: TOMLDocument
         private(set) var errors: [ConfigurationError] = []
         /// `keyboardType:NAME` actions seen, checked against the layers once all are known.
         private var layerReferences: [(name: String, path: Path)] = []
 
-        init(file: String, locator: TOMLLineLocator) { self.file = file; self.locator = locator }
+        init(file: String, document: TOMLDocument) { self.file = file; self.document = document }
 
         /// Errors in file order (errors without a line first, which only file errors have).
         var sortedErrors: [ConfigurationError] {
@@ -148,28 +155,19 @@ public enum ConfigurationLoader {
             }.map(\.element)
         }
 
-        func fail(_ path: Path, _ message: String, suggest suggestion: String? = nil) {
-            let position = locator.nearestPosition(of: path)
+        /// Errors kept: a file that is wrong everywhere needs no more, and each costs a spelling
+        /// search, which on a huge generated file would make `keyhold check` crawl.
+        static let maximumErrors = 100
+
+        func fail(_ path: Path, _ message: @autoclosure () -> String, suggest suggestion: @autoclosure () -> String? = nil) {
+            guard errors.count < Self.maximumErrors else { return }
+            let position = document.nearestPosition(of: path)
             errors.append(ConfigurationError(
                 file: file, line: position?.line, column: position?.column, key: TOMLPath.string(path),
-                message: message, suggestion: suggestion.map { "did you mean '\($0)'?" }))
+                message: message(), suggestion: suggestion().map { "did you mean '\($0)'?" }))
         }
 
         // MARK: Tables and values
-
-        /// The table's keys in the order they are written (TOMLKit sorts them by name).
-        func orderedKeys(_ table: TOMLTable, at path: Path) -> [String] {
-            table.keys.map { key in (key, locator.position(of: path + [.key(key)])) }
-                .sorted { a, b in
-                    switch (a.1, b.1) {
-                    case let (x?, y?): return x != y ? x < y : a.0 < b.0
-                    case (.some, nil): return true
-                    case (nil, .some): return false
-                    case (nil, nil): return a.0 < b.0
-                    }
-                }
-                .map(\.0)
-        }
 
         /// Reports keys outside `allowed`, suggesting the nearest allowed key, or the same key in
         /// the table where it belongs.
@@ -177,7 +175,7 @@ public enum ConfigurationLoader {
         @discardableResult
         func checkKeys(_ table: TOMLTable, at path: Path, allowed: [String]) -> Bool {
             var known = true
-            for key in orderedKeys(table, at: path) where !allowed.contains(key) {
+            for key in table.keys where !allowed.contains(key) {
                 known = false
                 var suggestion = Spelling.nearest(to: key, in: allowed)
                 if suggestion == nil {
@@ -188,22 +186,8 @@ public enum ConfigurationLoader {
             return known
         }
 
-        static func describe(_ value: TOMLValueConvertible) -> String {
-            switch value.type {
-            case .table: return "a table"
-            case .array: return "an array"
-            case .string: return "a string"
-            case .int: return "an integer"
-            case .double: return "a floating-point number"
-            case .bool: return "a boolean"
-            case .date: return "a date"
-            case .time: return "a time"
-            case .dateTime: return "a date-time"
-            }
-        }
-
-        func wrongType(_ path: Path, expected: String, found value: TOMLValueConvertible) {
-            fail(path, "expected \(expected), found \(Self.describe(value))")
+        func wrongType(_ path: Path, expected: String, found value: TOMLValue) {
+            fail(path, "expected \(expected), found \(value.kindDescription)")
         }
 
         func table(_ parent: TOMLTable, _ key: String, at path: Path, header: Bool = true) -> TOMLTable? {
@@ -339,13 +323,14 @@ public enum ConfigurationLoader {
             // Locales of the user's own come first: `locales` may name them.
             if let defined = table(t, "locale", at: path) {
                 let definedPath = path + [.key("locale")]
-                for name in orderedKeys(defined, at: definedPath) {
+                for name in defined.keys {
                     guard let locale = table(defined, name, at: definedPath) else { continue }
                     c.customLocales[name] = customLocale(locale, at: definedPath + [.key(name)])
                 }
             }
             if let list = strings(t, "locales", at: path) {
                 var locales: [String] = []
+                var listed: Set<String> = []
                 let known = LocalizedCalloutTable.shared
                 for (locale, p) in list {
                     if locale.isEmpty { fail(p, "empty locale"); continue }
@@ -354,7 +339,7 @@ public enum ConfigurationLoader {
                              suggest: Spelling.nearest(to: locale, in: known.localeIdentifiers + c.customLocales.keys.sorted()))
                         continue
                     }
-                    if locales.contains(locale) { fail(p, "locale '\(locale)' is listed twice"); continue }
+                    if !listed.insert(locale).inserted { fail(p, "locale '\(locale)' is listed twice"); continue }
                     locales.append(locale)
                 }
                 if list.isEmpty { fail(path + [.key("locales")], "needs at least one locale (the first is active)") }
@@ -386,7 +371,7 @@ public enum ConfigurationLoader {
         /// Candidates per base character: `e = ["é", "è"]`; the key is one lower-case character.
         func candidateTable(_ t: TOMLTable, at path: Path, skipping skipped: [String] = []) -> [Character: [String]] {
             var result: [Character: [String]] = [:]
-            for key in orderedKeys(t, at: path) where !skipped.contains(key) {
+            for key in t.keys where !skipped.contains(key) {
                 let p = path + [.key(key)]
                 guard key.count == 1, let base = key.first else {
                     fail(p, "a callout key is one character, not \(key.count)",
@@ -449,7 +434,7 @@ public enum ConfigurationLoader {
         func bindings(_ t: TOMLTable, at path: Path) -> [KeyCode: KeyBinding] {
             var layer: [KeyCode: KeyBinding] = [:]
             var spelled: [KeyCode: String] = [:]
-            for name in orderedKeys(t, at: path) {
+            for name in t.keys {
                 let p = path + [.key(name)]
                 guard let value = t[name] else { continue }
                 guard let key = KeyCode(name: name) else {
@@ -465,7 +450,7 @@ public enum ConfigurationLoader {
                     var actions: [KeyboardGesture: KeyboardAction] = [:]
                     let names = KeyboardGesture.allCases.map(\.configName)
                     var valid = true
-                    for gestureName in orderedKeys(gestures, at: p) {
+                    for gestureName in gestures.keys {
                         let gp = p + [.key(gestureName)]
                         guard let gesture = KeyboardGesture(configName: gestureName) else {
                             fail(gp, "unknown gesture '\(gestureName)' (one of \(names.joined(separator: ", ")))",
@@ -488,7 +473,7 @@ public enum ConfigurationLoader {
         func layers(_ t: TOMLTable) -> [(KeyboardType, [KeyCode: KeyBinding])] {
             let path: Path = [.key("layers")]
             var result: [(KeyboardType, [KeyCode: KeyBinding])] = []
-            for name in orderedKeys(t, at: path) {
+            for name in t.keys {
                 let p = path + [.key(name)]
                 guard let layer = table(t, name, at: path) else { continue }
                 if name == KeyboardType.alphabetic.name {
@@ -503,7 +488,8 @@ public enum ConfigurationLoader {
         func checkLayerReferences(_ root: TOMLTable) {
             let standard = [KeyboardType.alphabetic, .numeric, .symbolic, .emojis].map(\.name)
             let defined = root["layers"]?.table?.keys ?? []
-            for (name, path) in layerReferences where !standard.contains(name) && !defined.contains(name) {
+            let definedSet = Set(defined)
+            for (name, path) in layerReferences where !standard.contains(name) && !definedSet.contains(name) {
                 fail(path, "no layer '\(name)' (define [layers.\(TOMLPathComponent.key(name))] or use \(standard.joined(separator: ", ")))",
                      suggest: Spelling.nearest(to: name, in: standard + defined).map { "keyboardType:\($0)" })
             }
