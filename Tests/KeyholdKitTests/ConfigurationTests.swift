@@ -336,7 +336,7 @@ final class ConfigurationTests: XCTestCase {
     func testUnknownGestures() {
         assertError("[bindings]\na = { press = \"none\", long_pres = \"none\" }\n", line: 2, key: "bindings.a.long_pres",
                     suggestion: "did you mean 'long_press'?",
-                    description: "/etc/keyhold/config.toml:2: bindings.a.long_pres: unknown gesture 'long_pres' (one of press, release, long_press, repeat_press, double_tap) (did you mean 'long_press'?)")
+                    description: "/etc/keyhold/config.toml:2: bindings.a.long_pres: unknown gesture 'long_pres' (one of press, release, long_press, repeat_press, double_tap, or tap and hold) (did you mean 'long_press'?)")
         assertError("[[feedback.override]]\ngesture = \"doubletap\"\nhaptic = \"none\"\n", line: 2, key: "feedback.override[0].gesture",
                     suggestion: "did you mean 'double_tap'?",
                     description: "/etc/keyhold/config.toml:2: feedback.override[0].gesture: unknown gesture 'doubletap' (one of press, release, long_press, repeat_press, double_tap) (did you mean 'double_tap'?)")
@@ -435,6 +435,22 @@ final class ConfigurationTests: XCTestCase {
         let nul = try XCTUnwrap(loadError("[output]\nlayout = \"d\0e\"\n"))
         XCTAssertEqual(nul.line, 2)
         XCTAssertEqual(nul.column, 12)
+    }
+
+    /// `{ tap = "...", hold = "..." }`: both actions, nothing else beside them.
+    func testDualRoleBindings() throws {
+        let c = try ConfigurationLoader.load(text: "[bindings]\ncapslock = { tap = \"escape\", hold = \"control\" }\n", file: "c.toml")
+        XCTAssertEqual(c.bindings.binding(for: .capsLock, in: .alphabetic), KeyBinding(tap: .escape, hold: .control))
+        let layer = try ConfigurationLoader.load(
+            text: "[bindings]\nspace = { tap = \"space\", hold = \"keyboardType:nav\" }\n[layers.nav]\nj = \"text:(\"\n", file: "c.toml")
+        XCTAssertEqual(layer.bindings.binding(for: .space, in: .alphabetic)?.dualRole?.hold, .keyboardType(KeyboardType(name: "nav")))
+        XCTAssertEqual(loadError("[bindings]\ncapslock = { tap = \"escape\" }\n")?.description,
+                       "\(Self.file):2: bindings.capslock: a dual-role key needs both tap and hold (missing 'hold')")
+        XCTAssertEqual(loadError("[bindings]\ncapslock = { tap = \"escape\", hold = \"control\", press = \"a\" }\n")?.description,
+                       "\(Self.file):2: bindings.capslock.press: a dual-role key takes tap and hold only, not 'press'")
+        XCTAssertEqual(loadError("[bindings]\ncapslock = { tap = \"escpe\", hold = \"control\" }\n")?.description,
+                       "\(Self.file):2: bindings.capslock.tap: unknown action 'escpe' (did you mean 'escape'?)")
+        XCTAssertEqual(loadError("[bindings]\nx = { tap = \"space\", hold = \"keyboardType:nope\" }\n")?.key, "bindings.x.hold")
     }
 
     func testErrorsComeInFileOrderAndValidateListsThemAll() {

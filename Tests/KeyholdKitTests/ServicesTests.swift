@@ -131,8 +131,8 @@ final class ServicesTests: XCTestCase {
     }
 
     final class SpaceCommits: CalloutContext {
-        override func intent(for pressed: KeyCode, modifiers: ModifierKeys) -> CalloutKeyIntent {
-            pressed == .space ? .commit : super.intent(for: pressed, modifiers: modifiers)
+        override func intent(for pressed: KeyCode, in context: KeyboardContext) -> CalloutKeyIntent {
+            pressed == .space ? .commit : super.intent(for: pressed, in: context)
         }
     }
 

@@ -9,17 +9,6 @@ func simulate(_ script: String, _ configuration: KeyholdConfiguration = KeyholdC
     return simulator
 }
 
-extension Simulator {
-    /// The trace lines of one kind (`gesture`, `callout`, `out`, `forward`), without the kind word.
-    func lines(_ kind: String) -> [String] {
-        trace.map(\.description).compactMap { line -> String? in
-            let parts = line.split(separator: " ", maxSplits: 2)
-            guard parts.count == 3, parts[1] == kind else { return nil }
-            return parts[0] + " " + parts[2]
-        }
-    }
-    var calloutOpens: Int { trace.filter { if case .callout(.opened, _) = $0 { return true } else { return false } }.count }
-}
 
 /// A configuration built from TOML-free values, for tests that do not exercise the loader.
 func configuration(_ edit: (inout KeyholdConfiguration) -> Void) -> KeyholdConfiguration {

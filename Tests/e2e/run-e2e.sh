@@ -19,8 +19,8 @@
 #             first, so it is provably open), then recreated: nothing held on the virtual
 #             keyboard, typing works again and closes the callout keeping è
 #   reload    SIGHUP with a broken config (a wrong key; `[{`, which once aborted the parser) keeps
-#             the running one and logs file:line: key;
-#             a valid one is applied
+#             the running one and logs file:line: key; a valid one is applied; a dual-role
+#             Caps Lock then gives ^C held with c and Escape tapped alone
 #   flood     20,000 events at keyboard rate: none lost, order kept; an unthrottled 20,000-event
 #             burst (overflows the kernel's 64-event buffer): order kept, a SYN_DROPPED resync
 #             logged, nothing stuck
@@ -339,6 +339,19 @@ EOF
   check "SIGHUP, valid config: reloaded" wait_log 10 "reloaded configuration from $CFG"
   vt_clear; src_send kb "d e" "t 600" "u e" "t 50" "d KEY_1" "u KEY_1"
   check "SIGHUP, valid config: custom candidates apply (e 1 -> ê)" vt_expect 'e\177\303\252'
+  # A dual-role Caps Lock (keyd's overload): held it is Ctrl at once, tapped alone it is Escape.
+  cp "$CFG" "$E2E_WORK/custom.toml"
+  printf '[bindings]\ncapslock = { tap = "escape", hold = "control" }\n' > "$CFG"
+  kill -HUP "$KH_PID"
+  check "SIGHUP, dual-role Caps Lock: reloaded" wait_log 10 "reloaded configuration from $CFG" 2
+  vt_clear; src_send kb "d KEY_CAPSLOCK" "t 30" "d KEY_C" "t 40" "u KEY_C" "t 20" "u KEY_CAPSLOCK"
+  check "dual-role Caps Lock held + c (30 ms after it) reaches the VT as ^C (0x03)" vt_expect '\003'
+  vt_clear; src_send kb "d KEY_CAPSLOCK" "t 80" "u KEY_CAPSLOCK"
+  check "dual-role Caps Lock tapped alone reaches the VT as Escape (0x1b)" vt_expect '\033'
+  check "dual-role Caps Lock: nothing held on the virtual keyboard" keystate_is "$KH_DEV" "held: none"
+  cp "$E2E_WORK/custom.toml" "$CFG"
+  kill -HUP "$KH_PID"
+  wait_log 10 "reloaded configuration from $CFG" 3
   vt_stop
 
   # ---- flood ----------------------------------------------------------------------------------

@@ -53,10 +53,11 @@ public enum KeyboardAction: Hashable, Sendable {
     }
 
     /// Whether holding the key repeats its press action (KeyboardKit repeats backspace; a physical
-    /// keyboard user also expects cursor keys, space and plain characters to repeat).
+    /// keyboard user also expects cursor keys, space and plain characters to repeat). A `.key`
+    /// is not repeated by Keyhold: it is held down on the virtual keyboard, which repeats it.
     public var repeatsWhenHeld: Bool {
         switch self {
-        case .backspace, .moveCursorBackward, .moveCursorForward, .space, .character, .key: return true
+        case .backspace, .moveCursorBackward, .moveCursorForward, .space, .character: return true
         default: return false
         }
     }

@@ -17,8 +17,8 @@ open class StandardKeyboardActionHandler: KeyboardActionHandler {
         self.feedbackHandler = feedbackHandler
     }
 
-    /// The key whose gesture is being handled, set by the engine (callouts remember it).
-    public var currentKey: KeyCode?
+    /// The key whose gesture is being handled (the context's; callouts remember it).
+    public var currentKey: KeyCode? { keyboardContext.currentKey }
 
     open func canHandle(_ gesture: KeyboardGesture, on action: KeyboardAction) -> Bool {
         self.action(for: gesture, on: action) != nil
@@ -40,7 +40,7 @@ open class StandardKeyboardActionHandler: KeyboardActionHandler {
         case .press: return pressAction(for: action)
         case .release: return releaseAction(for: action)
         case .repeatPress:
-            if case .key(let key) = action { return { $0.keyRepeat(key) } }
+            // A `.key` is held down on the virtual keyboard, which repeats it itself.
             return action.repeatsWhenHeld ? pressAction(for: action) : nil
         case .longPress:
             // A long press on a character opens its callouts, if it has any.
@@ -63,7 +63,7 @@ open class StandardKeyboardActionHandler: KeyboardActionHandler {
         case .shift, .control, .option, .command, .capsLock, .key:
             guard let key = Self.outputKey(for: action) else { return nil }
             // A key bound to a modifier acts as one: later keys see it held.
-            let modifier = ModifierKeys(key: key)
+            let modifier = keyboardContext.modifierMap.modifiers(of: key)
             return { [weak self] in
                 if let modifier { self?.keyboardContext.heldModifiers.insert(modifier) }
                 $0.keyDown(key)
@@ -74,13 +74,14 @@ open class StandardKeyboardActionHandler: KeyboardActionHandler {
                 context.keyboardType = context.keyboardType == type ? .alphabetic : type
             }
         case .nextLocale: return { [weak self] _ in self?.keyboardContext.selectNextLocale() }
-        case .custom, .none: return nil
+        case .none: return { _ in }   // handled by doing nothing: the key is swallowed
+        case .custom: return nil
         }
     }
 
     open func releaseAction(for action: KeyboardAction) -> GestureAction? {
         guard let key = Self.outputKey(for: action) else { return nil }
-        let modifier = ModifierKeys(key: key)
+        let modifier = keyboardContext.modifierMap.modifiers(of: key)
         return { [weak self] in
             if let modifier { self?.keyboardContext.heldModifiers.remove(modifier) }
             $0.keyUp(key)
@@ -99,17 +100,27 @@ open class StandardKeyboardActionHandler: KeyboardActionHandler {
     }
 
     open func handle(_ intent: CalloutKeyIntent) {
-        let controller = keyboardController
         switch intent {
-        case .select(let n): calloutContext.show(n, using: controller); calloutContext.close()
-        case .next: calloutContext.move(by: 1, using: controller)
-        case .previous: calloutContext.move(by: -1, using: controller)
+        case .select(let n): showCallout(n); calloutContext.close()
+        case .next: showCallout(calloutContext.index(movedBy: 1))
+        case .previous: showCallout(calloutContext.index(movedBy: -1))
         case .commit, .typeThrough: calloutContext.close()
-        case .cancel: calloutContext.show(0, using: controller); calloutContext.close()
+        case .cancel: showCallout(0); calloutContext.close()
         case .ignore: return
         }
         feedbackHandler.triggerHapticFeedback(.selectionChanged)
         feedbackHandler.triggerAudioFeedback(.system)
+    }
+
+    /// Replaces the character the open callout shows with its candidate `index` (0: the base).
+    open func showCallout(_ index: Int) {
+        let callout = calloutContext
+        guard callout.isOpen, index != callout.selectedIndex, (0...callout.candidates.count).contains(index) else { return }
+        // One Backspace per code point: a candidate like ą̃ is typed as two, and programs delete
+        // combining sequences a code point at a time (GTK, the console, terminals).
+        keyboardController.deleteBackward(times: callout.shown.unicodeScalars.count)
+        keyboardController.insertText(callout.text(at: index))
+        callout.select(index)
     }
 
     /// The key a key-like action holds on the output.

@@ -21,7 +21,8 @@ public enum CalloutEvent: Hashable, Sendable {
 }
 
 /// The callout selection mode: which candidates are offered and which one is shown in the text.
-/// The base character was typed on press; moving replaces the shown character in place.
+/// The base character was typed on press. A context holds state only: the action handler types
+/// the replacement, then tells the context with `select(_:)`.
 open class CalloutContext {
     public private(set) var isOpen = false
     /// The key whose long press opened the callout.
@@ -36,7 +37,16 @@ open class CalloutContext {
     public init() {}
 
     /// The text shown in the program right now.
-    public var shown: String { selectedIndex == 0 ? base : candidates[selectedIndex - 1] }
+    public var shown: String { text(at: selectedIndex) }
+
+    /// The base (0) or candidate `index` (1...n).
+    public func text(at index: Int) -> String { index == 0 ? base : candidates[index - 1] }
+
+    /// The index `delta` steps from the shown one, wrapping around the base and the candidates.
+    public func index(movedBy delta: Int) -> Int {
+        let count = candidates.count + 1
+        return ((selectedIndex + delta) % count + count) % count
+    }
 
     open func open(key: KeyCode, base: String, candidates: [String]) {
         guard !candidates.isEmpty else { return }
@@ -44,21 +54,11 @@ open class CalloutContext {
         publish(.opened(base: base, candidates: candidates))
     }
 
-    /// Shows candidate `index` (0 = base) in place of the shown text.
-    open func show(_ index: Int, using controller: KeyboardController) {
+    /// Records that candidate `index` (0 = base) is now shown in place of the previous text.
+    open func select(_ index: Int) {
         guard isOpen, index != selectedIndex, (0...candidates.count).contains(index) else { return }
-        // One Backspace per code point: a candidate like ą̃ is typed as two, and programs delete
-        // combining sequences a code point at a time (GTK, the console, terminals).
-        controller.deleteBackward(times: shown.unicodeScalars.count)
         selectedIndex = index
-        controller.insertText(shown)
         publish(.moved(index: index, shown: shown))
-    }
-
-    /// Moves by `delta`, wrapping around the base and the candidates.
-    open func move(by delta: Int, using controller: KeyboardController) {
-        let count = candidates.count + 1
-        show(((selectedIndex + delta) % count + count) % count, using: controller)
     }
 
     /// Closes, keeping what is shown.
@@ -69,12 +69,16 @@ open class CalloutContext {
         publish(.closed(text: text))
     }
 
-    /// What a key press means while open. `Shift+Tab` goes back; the key that opened the
-    /// callout moves forward.
-    open func intent(for pressed: KeyCode, modifiers: ModifierKeys) -> CalloutKeyIntent {
-        if ModifierKeys(key: pressed) != nil || pressed == .capsLock || pressed == .numLock { return .ignore }
+    /// What a key press means while open, given the keyboard's state. `Shift+Tab` goes back; the
+    /// key that opened the callout moves forward; keypad digits pick only with Num Lock on (off,
+    /// they are cursor keys).
+    open func intent(for pressed: KeyCode, in context: KeyboardContext) -> CalloutKeyIntent {
+        let modifiers = context.heldModifiers
+        if context.isModifierOrLock(pressed) { return .ignore }
         if !modifiers.isDisjoint(with: .shortcut) { return .typeThrough }
-        if let n = pressed.candidateNumber { return n <= candidates.count ? .select(n) : .typeThrough }
+        if let n = pressed.candidateNumber(numLock: context.isNumLockOn) {
+            return n <= candidates.count ? .select(n) : .typeThrough
+        }
         switch pressed {
         case .right, .down: return .next
         case .left, .up: return .previous

@@ -446,6 +446,8 @@ public enum ConfigurationLoader {
                 spelled[key] = name
                 if let s = value.string {
                     if let action = action(s, at: p) { layer[key] = KeyBinding(press: action) }
+                } else if let gestures = value.table, gestures["tap"] != nil || gestures["hold"] != nil {
+                    if let binding = dualRole(gestures, at: p) { layer[key] = binding }
                 } else if let gestures = value.table {
                     var actions: [KeyboardGesture: KeyboardAction] = [:]
                     let names = KeyboardGesture.allCases.map(\.configName)
@@ -453,8 +455,8 @@ public enum ConfigurationLoader {
                     for gestureName in gestures.keys {
                         let gp = p + [.key(gestureName)]
                         guard let gesture = KeyboardGesture(configName: gestureName) else {
-                            fail(gp, "unknown gesture '\(gestureName)' (one of \(names.joined(separator: ", ")))",
-                                 suggest: Spelling.nearest(to: gestureName, in: names))
+                            fail(gp, "unknown gesture '\(gestureName)' (one of \(names.joined(separator: ", ")), or tap and hold)",
+                                 suggest: Spelling.nearest(to: gestureName, in: names + ["tap", "hold"]))
                             valid = false; continue
                         }
                         guard let text = string(gestures, gestureName, at: p) else { valid = false; continue }
@@ -468,6 +470,25 @@ public enum ConfigurationLoader {
                 }
             }
             return layer
+        }
+
+        /// `{ tap = "ACTION", hold = "ACTION" }`: both, and nothing else.
+        func dualRole(_ t: TOMLTable, at path: Path) -> KeyBinding? {
+            var valid = true
+            for key in t.keys where key != "tap" && key != "hold" {
+                fail(path + [.key(key)], "a dual-role key takes tap and hold only, not '\(key)'")
+                valid = false
+            }
+            var actions: [KeyboardAction] = []
+            for name in ["tap", "hold"] {
+                guard t[name] != nil else {
+                    fail(path, "a dual-role key needs both tap and hold (missing '\(name)')"); valid = false; continue
+                }
+                guard let text = string(t, name, at: path), let action = action(text, at: path + [.key(name)]) else { valid = false; continue }
+                actions.append(action)
+            }
+            guard valid, actions.count == 2 else { return nil }
+            return KeyBinding(tap: actions[0], hold: actions[1])
         }
 
         func layers(_ t: TOMLTable) -> [(KeyboardType, [KeyCode: KeyBinding])] {

@@ -74,13 +74,17 @@ pace_us = 0
 [bindings]
 # What keys do. key = "action" binds the press; a table binds gestures:
 #   key = { press = "...", release = "...", long_press = "...", repeat_press = "...", double_tap = "..." }
+# or makes a dual-role key (keyd's overload): the hold action is in force while the key is down
+# (a modifier goes down at once); released within long_press_ms with no other key pressed, the
+# hold is undone and the tap action runs instead:
+#   key = { tap = "...", hold = "..." }
 # Keys are evdev names without KEY_, in any case: a, 1, capslock, leftalt, rightmeta, f13, kp1...
 # Actions: backspace, space, tab, return, escape, shift, capsLock, control, option, command,
 #   moveCursorBackward, moveCursorForward, nextLocale, none (swallows the key),
 #   character:é, text:hello, emoji:🙂, key:f13 (sends that key), keyboardType:symbolic (switches
 #   layer), primary:done, custom:NAME (for a custom action handler).
 # Unbound keys without callouts pass through unchanged.
-# capslock = "escape"
+# capslock = { tap = "escape", hold = "control" }
 # rightalt = { press = "keyboardType:symbolic", release = "keyboardType:alphabetic" }
 
 # [layers.symbolic]

@@ -8,8 +8,16 @@ open class KeyboardContext {
     public var keyboardType: KeyboardType = .alphabetic
     /// Modifiers physically held on the grabbed keyboards.
     public var heldModifiers: ModifierKeys = []
+    /// Caps Lock and Num Lock as the keyboard's LEDs show them (and as the keymap's lock keys
+    /// toggle them in between).
     public var isCapsLockOn = false
     public var isNumLockOn = false
+    /// Which keys are modifiers and locks in the keymap in use (the services keep it in step
+    /// with their layout).
+    public var modifierMap: ModifierMap = .standard
+    /// The key whose gesture the action handler is running right now (nil between gestures), so
+    /// a handler knows which physical key it acts for.
+    public var currentKey: KeyCode?
 
     public init(locales: [String] = ["en"]) {
         self.locales = locales.isEmpty ? ["en"] : locales
@@ -20,6 +28,9 @@ open class KeyboardContext {
     public var isUppercase: Bool { heldModifiers.contains(.shift) != isCapsLockOn }
     /// Ctrl, Alt (not AltGr) or Super held: every key is a shortcut and is forwarded.
     public var isShortcutHeld: Bool { !heldModifiers.isDisjoint(with: .shortcut) }
+
+    /// Whether `key` is a modifier or a lock in the keymap in use.
+    public func isModifierOrLock(_ key: KeyCode) -> Bool { modifierMap.isModifierOrLock(key) }
 
     /// Moves to the next configured locale, wrapping around.
     open func selectNextLocale() {

@@ -22,12 +22,23 @@ public final class KeyholdEngine {
     public var calloutsEnabled: Bool
 
     /// How a key that is down was routed, so its release goes the same way.
-    private enum Route: UInt8 { case idle, forwarded, handled, consumed }
+    private enum Route: UInt8 { case idle, forwarded, handled, consumed, dualRole }
     private var routes = [Route](repeating: .idle, count: KeyCode.count)
     /// The action of each handled key that is down.
     private var actions = [KeyboardAction?](repeating: nil, count: KeyCode.count)
     /// Keys physically down, for the panic escape.
     private var physical = OutputKeyState()
+    /// Dual-role keys that are down: a handful at most.
+    private struct HeldDualRole {
+        var key: KeyCode
+        var role: KeyBinding.DualRole
+        var pressedAt: Timestamp
+        /// Another key went down meanwhile: the release only undoes the hold.
+        var interrupted = false
+        /// The layer to go back to, for a layer hold.
+        var previousLayer: KeyboardType?
+    }
+    private var dualRoles: [HeldDualRole] = []
     public private(set) var now = Timestamp.zero
 
     public init(services: KeyboardServices, configuration: KeyholdConfiguration = KeyholdConfiguration()) {
@@ -72,8 +83,13 @@ public final class KeyholdEngine {
         guard i < KeyCode.count else { return }
         switch event.state {
         case .autoRepeat:
-            // Kernel repeats of keys the engine owns are dropped; forwarded keys keep theirs.
-            if routes[i] == .forwarded { forward(key, .autoRepeat) }
+            // One repeat policy: the virtual keyboard repeats what it holds down itself (EV_REP,
+            // and desktops repeat held keys on their own), and handled keys repeat through
+            // `repeatPress`; a grabbed keyboard's kernel repeats are therefore never passed on.
+            // A forwarded key's repeats still sound, in time with the ones the device makes.
+            if routes[i] == .forwarded && !isPaused {
+                services.feedbackHandler.triggerFeedback(for: .repeatPress, on: forwardedAction(for: key))
+            }
         case .down:
             guard routes[i] == .idle else { return }
             physical.set(key, down: true)
@@ -93,13 +109,15 @@ public final class KeyholdEngine {
         // A bound key is handled even when it is a modifier: it then acts as its binding says
         // (`rightalt = "keyboardType:symbolic"`), not as a held modifier.
         let binding = isPaused ? nil : bindings.binding(for: key, in: context.keyboardType)
-        let modifier = binding == nil ? ModifierKeys(key: key) : nil
+        let modifier = binding == nil ? context.modifierMap.modifiers(of: key) : nil
+        // Any key going down makes held dual-role keys holds, not taps.
+        for j in dualRoles.indices { dualRoles[j].interrupted = true }
         if modifier == nil { recognizer.otherKeyPressed() }
-        if let modifier { context.heldModifiers.insert(modifier) }
+        if let modifier { context.heldModifiers.formUnion(modifier) }
 
         let callouts = services.calloutContext
         if callouts.isOpen {
-            let intent = callouts.intent(for: key, modifiers: context.heldModifiers)
+            let intent = callouts.intent(for: key, in: context)
             switch intent {
             case .ignore: break
             case .typeThrough: services.actionHandler.handle(intent)
@@ -110,6 +128,9 @@ public final class KeyholdEngine {
             }
         }
 
+        if let dual = binding?.dualRole {
+            holdDown(key, dual); return
+        }
         if modifier != nil || isPaused || context.isShortcutHeld {
             forwardDown(key); return
         }
@@ -122,10 +143,12 @@ public final class KeyholdEngine {
         } else {
             forwardDown(key); return
         }
+        let handler = services.actionHandler
+        // A press the handler cannot handle leaves the key as if Keyhold were not there.
+        guard handler.canHandle(.press, on: action) else { forwardDown(key); return }
         let i = Int(key.rawValue)
         routes[i] = .handled
         actions[i] = action
-        let handler = services.actionHandler
         let longPress = binding?.actions[.longPress] != nil || (calloutsEnabled && handler.canHandle(.longPress, on: action))
         let repeats = !longPress && (binding?.actions[.repeatPress] != nil || handler.canHandle(.repeatPress, on: action))
         recognizer.press(key, at: now, longPress: longPress, repeats: repeats)
@@ -134,11 +157,14 @@ public final class KeyholdEngine {
 
     private func keyUp(_ key: KeyCode) {
         let i = Int(key.rawValue)
-        if routes[i] != .handled, let modifier = ModifierKeys(key: key) {
-            // The other side's key may still hold the same modifier.
-            let twin: KeyCode? = [KeyCode.leftShift: .rightShift, .rightShift: .leftShift, .leftCtrl: .rightCtrl,
-                                  .rightCtrl: .leftCtrl, .leftMeta: .rightMeta, .rightMeta: .leftMeta][key]
-            if twin.map({ !physical.isDown($0) }) ?? true { services.keyboardContext.heldModifiers.remove(modifier) }
+        let context = services.keyboardContext, map = context.modifierMap
+        if routes[i] == .forwarded, let modifier = map.modifiers(of: key) {
+            // Another forwarded key may still hold the same modifier (both Shifts; a Caps Lock
+            // that the keymap makes Ctrl beside Ctrl).
+            let stillHeld = map.modifierKeys.contains {
+                $0 != key && routes[Int($0.rawValue)] == .forwarded && map.modifiers(of: $0) == modifier
+            }
+            if !stillHeld { context.heldModifiers.subtract(modifier) }
         }
         switch routes[i] {
         case .idle: return
@@ -146,6 +172,8 @@ public final class KeyholdEngine {
             forward(key, .up)
         case .consumed:
             break
+        case .dualRole:
+            holdUp(key)
         case .handled:
             let action = actions[i]!
             let doubleTap = recognizer.release(key, at: now)
@@ -154,6 +182,38 @@ public final class KeyholdEngine {
         }
         routes[i] = .idle
         actions[i] = nil
+    }
+
+    /// A dual-role key went down: its hold is in force at once.
+    private func holdDown(_ key: KeyCode, _ role: KeyBinding.DualRole) {
+        routes[Int(key.rawValue)] = .dualRole
+        var held = HeldDualRole(key: key, role: role, pressedAt: now)
+        if case .keyboardType(let layer) = role.hold {
+            let context = services.keyboardContext
+            held.previousLayer = context.keyboardType
+            context.keyboardType = layer
+            observer?.record(.gesture(key, .press, role.hold, now))
+        } else {
+            run(.press, key: key, action: role.hold)
+        }
+        dualRoles.append(held)
+    }
+
+    /// A dual-role key went up: the hold is undone; a tap (short, nothing pressed meanwhile)
+    /// then runs the tap action.
+    private func holdUp(_ key: KeyCode) {
+        guard let j = dualRoles.firstIndex(where: { $0.key == key }) else { return }
+        let held = dualRoles.remove(at: j)
+        if let previous = held.previousLayer {
+            services.keyboardContext.keyboardType = previous
+            observer?.record(.gesture(key, .release, held.role.hold, now))
+        } else {
+            run(.release, key: key, action: held.role.hold)
+        }
+        let delay = Int64(recognizer.settings.longPressDelay) * 1000
+        guard !held.interrupted, now.microseconds - held.pressedAt.microseconds < delay else { return }
+        run(.press, key: key, action: held.role.tap)
+        run(.release, key: key, action: held.role.tap)
     }
 
     /// The character `key` types now (held Shift and AltGr, Caps Lock), if any but whitespace.
@@ -194,16 +254,21 @@ public final class KeyholdEngine {
 
     /// Runs a gesture: a binding for that gesture is tapped as its own action; otherwise the
     /// handler decides what the gesture does on the key's action.
+    /// Runs a gesture: a binding for that gesture is tapped as its own action; otherwise the
+    /// handler decides what the gesture does on the key's action. The handler is asked first
+    /// (`canHandle`) for every gesture; the context names the key meanwhile.
     private func run(_ gesture: KeyboardGesture, key: KeyCode, action: KeyboardAction) {
         let handler = services.actionHandler, context = services.keyboardContext
-        (handler as? StandardKeyboardActionHandler)?.currentKey = key
-        let bound = gesture == .press ? nil : bindings.binding(for: key, in: context.keyboardType)?.actions[gesture]
+        context.currentKey = key
+        defer { context.currentKey = nil }
+        let bound = gesture == .press || routes[Int(key.rawValue)] == .dualRole
+            ? nil : bindings.binding(for: key, in: context.keyboardType)?.actions[gesture]
         observer?.record(.gesture(key, gesture, bound ?? action, now))
         let locale = context.locale
         if let bound {
-            handler.handle(.press, on: bound)
-            handler.handle(.release, on: bound)
-        } else {
+            if handler.canHandle(.press, on: bound) { handler.handle(.press, on: bound) }
+            if handler.canHandle(.release, on: bound) { handler.handle(.release, on: bound) }
+        } else if handler.canHandle(gesture, on: action) {
             handler.handle(gesture, on: action)
         }
         if context.locale != locale { observer?.record(.locale(context.locale, now)) }
@@ -223,8 +288,8 @@ public final class KeyholdEngine {
         case .autoRepeat: controller.keyRepeat(key)
         }
         // Feedback after the key is out: it never delays a keystroke.
-        guard !isPaused, state != .up else { return }
-        services.feedbackHandler.triggerFeedback(for: state == .down ? .press : .repeatPress, on: forwardedAction(for: key))
+        guard !isPaused, state == .down else { return }
+        services.feedbackHandler.triggerFeedback(for: .press, on: forwardedAction(for: key))
     }
 
     /// Lets go of every key: the output releases what it holds and pending gestures are dropped.
@@ -233,6 +298,10 @@ public final class KeyholdEngine {
         services.calloutContext.close()
         recognizer.cancelAll()
         for i in routes.indices { routes[i] = .idle; actions[i] = nil }
+        if let layer = dualRoles.first(where: { $0.previousLayer != nil })?.previousLayer {
+            services.keyboardContext.keyboardType = layer
+        }
+        dualRoles.removeAll()
         physical = OutputKeyState()
         services.keyboardContext.heldModifiers = []
         services.keyboardController.releaseAllKeys()

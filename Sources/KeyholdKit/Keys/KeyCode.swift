@@ -70,10 +70,12 @@ public extension KeyCode {
     /// Keypad digits 0...9, as typed for the console Unicode method.
     static let keypadDigits: [KeyCode] = [kp0, kp1, kp2, kp3, kp4, kp5, kp6, kp7, kp8, kp9]
 
-    /// The digit 1...9 this key stands for on the top row or the keypad, used to pick a callout.
-    var candidateNumber: Int? {
+    /// The digit 1...9 this key stands for on the top row, or on the keypad with Num Lock on,
+    /// used to pick a callout.
+    func candidateNumber(numLock: Bool) -> Int? {
+        if (2...10).contains(rawValue) { return Int(rawValue) - 1 }
+        guard numLock else { return nil }
         switch rawValue {
-        case 2...10: return Int(rawValue) - 1
         case 79, 80, 81: return Int(rawValue) - 78
         case 75, 76, 77: return Int(rawValue) - 71
         case 71, 72, 73: return Int(rawValue) - 64

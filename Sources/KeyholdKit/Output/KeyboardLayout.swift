@@ -20,9 +20,13 @@ public protocol KeyboardLayout: AnyObject {
     /// application would see it. Layouts know which keys Caps Lock affects (on French AZERTY it
     /// leaves the digit row alone); the default inverts Shift for letter keys only.
     func character(for key: KeyCode, modifiers: ModifierKeys, capsLock: Bool) -> Character?
+    /// Which keys are modifiers and locks in this keymap; the default is the evdev standard.
+    var modifierMap: ModifierMap { get }
 }
 
 extension KeyboardLayout {
+    public var modifierMap: ModifierMap { .standard }
+
     public func character(for key: KeyCode, modifiers: ModifierKeys, capsLock: Bool) -> Character? {
         guard capsLock else { return character(for: key, modifiers: modifiers) }
         let base = character(for: key, modifiers: modifiers.subtracting(.shift))

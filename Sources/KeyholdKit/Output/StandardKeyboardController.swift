@@ -1,5 +1,7 @@
 /// Types text through a `KeystrokePlanner` onto a `KeyEventOutput`, tracking which keys are down
 /// so that held modifiers can be lifted around typed characters and nothing is ever left held.
+/// Which keys are modifiers and locks comes from the keymap (the context's modifier map): a
+/// Caps Lock that `ctrl:nocaps` makes Ctrl is lifted like Ctrl, and does not toggle Caps Lock.
 open class StandardKeyboardController: KeyboardController {
     public var planner: KeystrokePlanner
     public let output: KeyEventOutput
@@ -10,6 +12,7 @@ open class StandardKeyboardController: KeyboardController {
     public var onUntypable: ((Character) -> Void)?
 
     private var steps: [KeystrokeStep] = []
+    private var map: ModifierMap { keyboardContext.modifierMap }
 
     public init(planner: KeystrokePlanner, output: KeyEventOutput, keyboardContext: KeyboardContext) {
         self.planner = planner; self.output = output; self.keyboardContext = keyboardContext
@@ -35,7 +38,9 @@ open class StandardKeyboardController: KeyboardController {
 
     open func keyDown(_ key: KeyCode) { send(key, .down) }
     open func keyUp(_ key: KeyCode) { if keyState.isDown(key) { send(key, .up) } }
-    open func keyRepeat(_ key: KeyCode) { if keyState.isDown(key) { output.send(key, .autoRepeat) } }
+    /// Nothing to send: a key held down on the virtual keyboard is repeated by the device itself
+    /// (EV_REP, or the desktop's own repeat), so Keyhold never adds repeats of its own.
+    open func keyRepeat(_ key: KeyCode) {}
 
     open func releaseAllKeys() {
         for key in keyState.downKeys { send(key, .up) }
@@ -55,17 +60,19 @@ open class StandardKeyboardController: KeyboardController {
     private func perform(_ step: KeystrokeStep, planHeld: inout ModifierKeys, lifted: inout [KeyCode]) {
         switch step {
         case .down(let key):
-            let modifier = ModifierKeys(key: key) ?? []
+            let modifier = map.modifiers(of: key) ?? []
             liftModifiers(except: planHeld.union(modifier), into: &lifted)
             planHeld.formUnion(modifier)
             send(key, .down)
         case .up(let key):
-            planHeld.subtract(ModifierKeys(key: key) ?? [])
+            planHeld.subtract(map.modifiers(of: key) ?? [])
             send(key, .up)
         case .tap(let stroke):
             liftModifiers(except: stroke.modifiers.union(planHeld), into: &lifted)
-            let missing = stroke.modifiers.keys.filter { key in
-                !ModifierKeys.allKeys.contains { keyState.isDown($0) && ModifierKeys(key: $0) == ModifierKeys(key: key) }
+            let missing = stroke.modifiers.keys.compactMap { standard -> KeyCode? in
+                let modifier = ModifierKeys(key: standard)!
+                if map.modifierKeys.contains(where: { keyState.isDown($0) && map.modifiers(of: $0) == modifier }) { return nil }
+                return map.key(for: modifier) ?? standard
             }
             for key in missing { send(key, .down) }
             if keyState.isDown(stroke.key) { send(stroke.key, .up) }
@@ -76,8 +83,8 @@ open class StandardKeyboardController: KeyboardController {
 
     /// Releases held modifiers that are not wanted, remembering them to press again afterwards.
     private func liftModifiers(except wanted: ModifierKeys, into lifted: inout [KeyCode]) {
-        for key in ModifierKeys.allKeys where keyState.isDown(key) {
-            if let m = ModifierKeys(key: key), !wanted.contains(m) {
+        for key in map.modifierKeys where keyState.isDown(key) {
+            if let m = map.modifiers(of: key), !wanted.isSuperset(of: m) {
                 send(key, .up); lifted.append(key)
             }
         }
@@ -89,8 +96,15 @@ open class StandardKeyboardController: KeyboardController {
 
     private func send(_ key: KeyCode, _ state: KeyState) {
         keyState.set(key, down: state != .up)
-        // Caps Lock toggles on press, whether forwarded or sent by a `capsLock` binding.
-        if key == .capsLock && state == .down { keyboardContext.isCapsLockOn.toggle() }
+        // The keymap's lock keys toggle on press, whether forwarded or sent by a binding; the
+        // LEDs the desktop or console sets back confirm it.
+        if state == .down {
+            switch map.role(of: key) {
+            case .capsLock: keyboardContext.isCapsLockOn.toggle()
+            case .numLock: keyboardContext.isNumLockOn.toggle()
+            default: break
+            }
+        }
         output.send(key, state)
     }
 }

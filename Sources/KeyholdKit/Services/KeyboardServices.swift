@@ -6,7 +6,10 @@ open class KeyboardServices {
     public let calloutContext: CalloutContext
 
     public var layout: KeyboardLayout {
-        didSet { (keyboardController as? StandardKeyboardController)?.planner.layout = layout }
+        didSet {
+            (keyboardController as? StandardKeyboardController)?.planner.layout = layout
+            keyboardContext.modifierMap = layout.modifierMap
+        }
     }
     public var keyboardController: KeyboardController {
         didSet { standardActionHandler?.keyboardController = keyboardController }
@@ -31,6 +34,7 @@ open class KeyboardServices {
                 layout: KeyboardLayout = USLayout(), keyboardContext: KeyboardContext? = nil,
                 calloutContext: CalloutContext? = nil) {
         let context = keyboardContext ?? KeyboardContext(locales: configuration.callouts.locales)
+        context.modifierMap = layout.modifierMap
         let callouts = calloutContext ?? CalloutContext()
         let controller = StandardKeyboardController(
             planner: KeystrokePlanner(layout: layout, unicodeMethod: configuration.output.unicodeMethod,

@@ -35,7 +35,7 @@ public final class SimulatedApplication: KeyEventOutput {
             }
         case .down:
             if key == .leftAlt { consoleDigits = "" }
-            if key == .capsLock { isCapsLockOn.toggle() }
+            if layout.modifierMap.role(of: key) == .capsLock { isCapsLockOn.toggle() }
             type(key)
         case .autoRepeat:
             type(key)
@@ -43,14 +43,14 @@ public final class SimulatedApplication: KeyEventOutput {
     }
 
     private var modifiers: ModifierKeys {
+        let map = layout.modifierMap
         var m: ModifierKeys = []
-        for key in ModifierKeys.allKeys
-        where keyState.isDown(key) { m.insert(ModifierKeys(key: key)!) }
+        for key in map.modifierKeys where keyState.isDown(key) { m.formUnion(map.modifiers(of: key)!) }
         return m
     }
 
     private func type(_ key: KeyCode) {
-        if ModifierKeys(key: key) != nil || key == .capsLock || key == .numLock { return }
+        if layout.modifierMap.isModifierOrLock(key) { return }
         let mods = modifiers
         if mods.contains(.alt), consoleDigits != nil {
             if let i = KeyCode.keypadDigits.firstIndex(of: key) { consoleDigits! += String(i) }

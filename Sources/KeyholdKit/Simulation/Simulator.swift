@@ -32,6 +32,21 @@ public final class Simulator: EngineObserver {
 
     public func record(_ entry: TraceEntry) { if recordsTrace { trace.append(entry) } }
 
+    /// The trace lines of one kind (`gesture`, `callout`, `out`, `forward`), without the kind
+    /// word: `600ms callout close é` is `600ms close é` of kind `callout`.
+    public func lines(_ kind: String) -> [String] {
+        trace.map(\.description).compactMap { line -> String? in
+            let parts = line.split(separator: " ", maxSplits: 2)
+            guard parts.count == 3, parts[1] == kind else { return nil }
+            return parts[0] + " " + parts[2]
+        }
+    }
+
+    /// How many times a callout opened.
+    public var calloutOpens: Int {
+        trace.filter { if case .callout(.opened, _) = $0 { return true } else { return false } }.count
+    }
+
     /// The gestures of the trace, as `key gesture action` lines.
     public var gestureLines: [String] {
         trace.compactMap { if case .gesture(let k, let g, let a, _) = $0 { return "\(k) \(g.rawValue) \(a.configString)" } else { return nil } }

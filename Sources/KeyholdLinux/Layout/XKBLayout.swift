@@ -19,6 +19,8 @@ public final class XKBLayout: KeyboardLayout {
     private var characters: [[Character?]] = []       // [combo][evdev code]
     private var capsLockCharacters: [[Character?]] = []   // the same with Caps Lock locked
     private var keystrokes: [Character: Keystroke] = [:]
+    /// Which keys are modifiers and locks, read from the keymap by pressing each key.
+    public private(set) var modifierMap: ModifierMap = .standard
 
     public enum Error: Swift.Error, CustomStringConvertible {
         case context
@@ -71,6 +73,8 @@ public final class XKBLayout: KeyboardLayout {
         xkb_state_unref(base)
         let maxCode = min(XKBLayout.highestCode, Int(xkb_keymap_max_keycode(keymap)) - 8)
         let capsIndex = xkb_keymap_mod_get_index(keymap, XKB_MOD_NAME_CAPS)
+        modifierMap = XKBLayout.modifierMap(keymap, maxCode: maxCode)
+        let map = modifierMap
 
         for capsLock in [false, true] {
             for combo in XKBLayout.combos {
@@ -89,7 +93,7 @@ public final class XKBLayout: KeyboardLayout {
                 guard maxCode >= 1 else { continue }
                 for code in 1...maxCode {
                     let key = KeyCode(UInt16(code))
-                    if ModifierKeys(key: key) != nil { continue }
+                    if map.isModifierOrLock(key) { continue }
                     let cp = xkb_state_key_get_utf32(state, xkb(key))
                     let sym = xkb_state_key_get_one_sym(state, xkb(key))
                     row[code] = XKBLayout.character(cp, sym: sym, key: key)
@@ -106,6 +110,34 @@ public final class XKBLayout: KeyboardLayout {
                 }
             }
         }
+    }
+
+    /// Presses each key alone on a fresh state and reads which modifiers it holds (depressed) or
+    /// locks: xkbcommon's own answer, so `ctrl:nocaps`, `caps:escape`, `caps:swapescape`,
+    /// `altwin:swap_alt_win` and the rest are followed as the desktop follows them.
+    private static func modifierMap(_ keymap: OpaquePointer, maxCode: Int) -> ModifierMap {
+        let index = { (name: String) in xkb_keymap_mod_get_index(keymap, name) }
+        let held: [(xkb_mod_index_t, ModifierKeys)] = [
+            (index(XKB_MOD_NAME_SHIFT), .shift), (index(XKB_MOD_NAME_CTRL), .control),
+            (index(XKB_MOD_NAME_ALT), .alt), (index(XKB_MOD_NAME_LOGO), .meta), (index("Mod5"), .altGr),
+        ].filter { $0.0 != XKB_MOD_INVALID }
+        let caps = index(XKB_MOD_NAME_CAPS), num = index(XKB_MOD_NAME_NUM)
+        var roles = [KeyRole](repeating: .none, count: KeyCode.count)
+        guard maxCode >= 1 else { return .standard }
+        for code in 1...maxCode {
+            guard let state = xkb_state_new(keymap) else { continue }
+            defer { xkb_state_unref(state) }
+            xkb_state_update_key(state, xkb_keycode_t(code + 8), XKB_KEY_DOWN)
+            let locked = xkb_state_serialize_mods(state, XKB_STATE_MODS_LOCKED)
+            let depressed = xkb_state_serialize_mods(state, XKB_STATE_MODS_DEPRESSED)
+            if caps != XKB_MOD_INVALID, locked & (1 << caps) != 0 { roles[code] = .capsLock; continue }
+            if num != XKB_MOD_INVALID, locked & (1 << num) != 0 { roles[code] = .numLock; continue }
+            let modifiers = held.reduce(into: ModifierKeys()) { m, pair in
+                if depressed & (1 << pair.0) != 0 { m.formUnion(pair.1) }
+            }
+            if !modifiers.isEmpty { roles[code] = .modifier(modifiers) }
+        }
+        return ModifierMap { roles[Int($0.rawValue)] }
     }
 
     /// 0: the main block; 1: extra keys (102nd, JIS, media); 2: the keypad.

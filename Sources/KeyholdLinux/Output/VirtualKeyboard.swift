@@ -20,10 +20,6 @@ public final class VirtualKeyboard: KeyEventOutput {
     public let devnode: String?
     /// Pause after every event, in microseconds (`output.paceMicroseconds`).
     public var paceMicroseconds = 0
-    /// The device has EV_REP, so the kernel repeats held keys itself (and desktops use their own
-    /// repeat). Kernel repeats of forwarded keys are then dropped here, else a held key would
-    /// repeat twice as fast on the virtual console.
-    public var forwardsKernelRepeats = false
     public private(set) var leds = LEDState()
     private var writeFailed = false
 
@@ -76,7 +72,6 @@ public final class VirtualKeyboard: KeyEventOutput {
 
     public func send(_ key: KeyCode, _ state: KeyState) {
         guard uidev != nil else { return }
-        if state == .autoRepeat && !forwardsKernelRepeats { return }
         var event = input_event()
         event.type = UInt16(EV_KEY)
         event.code = key.rawValue
