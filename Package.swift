@@ -20,10 +20,12 @@ let package = Package(
         .systemLibrary(name: "CXKBCommon", pkgConfig: "xkbcommon", providers: [.apt(["libxkbcommon-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        // Linux kernel headers Swift does not import (the VT's console mode), as inline functions.
+        .target(name: "CLinuxShim"),
         // Linux adapters: evdev input, uinput output, udev hotplug, xkbcommon layouts, the epoll loop.
         .target(
             name: "KeyholdLinux",
-            dependencies: ["KeyholdKit", "CEvdev", "CUdev", "CXKBCommon", "CALSA", "CSystemd"]
+            dependencies: ["KeyholdKit", "CEvdev", "CUdev", "CXKBCommon", "CALSA", "CSystemd", "CLinuxShim"]
         ),
         .executableTarget(
             name: "keyhold",

@@ -139,18 +139,40 @@ final class XKBNamesTests: XCTestCase {
         try "XKBLAYOUT=\"de\"\nXKBVARIANT=\"nodeadkeys\"\n".write(toFile: file, atomically: true, encoding: .utf8)
 
         var output = KeyholdConfiguration.OutputSettings()
-        var names = XKBNames.resolve(output, defaultsFile: file)
+        var names = XKBNames.resolve(output, files: [file])
         XCTAssertEqual(names.layoutName, "de(nodeadkeys)")
         XCTAssertEqual(names.source, file)
 
         output.layout = "fr"
-        names = XKBNames.resolve(output, defaultsFile: file)
+        names = XKBNames.resolve(output, files: [file])
         XCTAssertEqual(names.layoutName, "fr")
         XCTAssertEqual(names.source, "config")
 
-        names = XKBNames.resolve(KeyholdConfiguration.OutputSettings(), defaultsFile: dir + "/missing")
+        names = XKBNames.resolve(KeyholdConfiguration.OutputSettings(), files: [dir + "/missing"])
         XCTAssertEqual(names.layoutName, "us")
         XCTAssertEqual(names.source, "built-in")
+
+        // Without a companion: localed's X11 settings first, then /etc/default/keyboard, then
+        // the XKB keys of vconsole.conf (its console KEYMAP is not an XKB name).
+        let localed = dir + "/00-keyboard.conf", vconsole = dir + "/vconsole.conf"
+        try """
+            # Written by systemd-localed(8)
+            Section "InputClass"
+                    Identifier "system-keyboard"
+                    MatchIsKeyboard "on"
+                    Option "XkbLayout" "ch"
+                    Option "XkbVariant" "fr"
+                    Option "XkbOptions" "ctrl:nocaps"
+            EndSection
+            """.write(toFile: localed, atomically: true, encoding: .utf8)
+        try "KEYMAP=de-latin1\nXKBLAYOUT=pl\n".write(toFile: vconsole, atomically: true, encoding: .utf8)
+        names = XKBNames.resolve(KeyholdConfiguration.OutputSettings(), files: [localed, file, vconsole])
+        XCTAssertEqual(names.description, "ch(fr) options ctrl:nocaps model pc105 (from \(localed))")
+        names = XKBNames.resolve(KeyholdConfiguration.OutputSettings(), files: [dir + "/none.conf", file, vconsole])
+        XCTAssertEqual(names.source, file)
+        names = XKBNames.resolve(KeyholdConfiguration.OutputSettings(), files: [dir + "/none.conf", dir + "/missing", vconsole])
+        XCTAssertEqual(names.layoutName, "pl")
+        XCTAssertEqual(names.source, vconsole)
     }
 }
 

@@ -21,6 +21,8 @@
 #   reload    SIGHUP with a broken config (a wrong key; `[{`, which once aborted the parser) keeps
 #             the running one and logs file:line: key; a valid one is applied; a dual-role
 #             Caps Lock then gives ^C held with c and Escape tapped alone
+#   auto      unicode_method = "auto": console on a text VT; a switch to a VT in graphics mode
+#             makes it ctrl-shift-u (seen on the virtual keyboard), and back
 #   flood     20,000 events at keyboard rate: none lost, order kept; an unthrottled 20,000-event
 #             burst (overflows the kernel's 64-event buffer): order kept, a SYN_DROPPED resync
 #             logged, nothing stuck
@@ -353,6 +355,24 @@ EOF
   kill -HUP "$KH_PID"
   wait_log 10 "reloaded configuration from $CFG" 3
   vt_stop
+
+  # ---- unicode_method = "auto" follows the active VT (no logind here: the VT's own mode) ----
+  check "auto: a text VT types with the console method" \
+    eval "\"\$KEYHOLD\" status --control /run/keyhold/control | grep -q 'unicode method: console (auto: text console'"
+  # VT 3 in graphics mode, as a display server puts it (KDSETMODE KD_GRAPHICS), then shown
+  /usr/bin/python3 -c 'import fcntl, os; fcntl.ioctl(os.open("/dev/tty3", os.O_RDWR), 0x4B3A, 1)'
+  chvt 3
+  check "auto: switching to a VT in graphics mode selects ctrl-shift-u" \
+    wait_log 10 "unicode method ctrl-shift-u (auto: graphical.* on VT 3"
+  # the recorder writes its file when it ends: e (2) + Backspace, Ctrl+Shift+U e9 Space (14)
+  record_start auto "$KH_DEV" -n 16 -t 15
+  src_send kb "d e" "t 600" "u e" "t 50" "d KEY_2" "u KEY_2"
+  record_wait auto 20
+  check "auto: on the graphical VT, hold e + 2 goes out as Backspace, Ctrl+Shift+U e9 Space" \
+    test "$(record_keys auto | tr '\n' ' ')" = "18 1 18 0 14 1 14 0 29 1 42 1 22 1 22 0 42 0 29 0 18 1 18 0 10 1 10 0 57 1 57 0 "
+  /usr/bin/python3 -c 'import fcntl, os; fcntl.ioctl(os.open("/dev/tty3", os.O_RDWR), 0x4B3A, 0)'
+  chvt 1
+  check "auto: back on a text VT, the console method again" wait_log 10 "unicode method console (auto: text console.* on VT 1"
 
   # ---- flood ----------------------------------------------------------------------------------
   local t0 t1 rec=flood

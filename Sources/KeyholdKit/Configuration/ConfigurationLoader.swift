@@ -132,7 +132,9 @@ public enum ConfigurationLoader {
     /// Milliseconds a gesture setting may take.
     static let millisecondRange = 1...10_000
     /// Microseconds between synthetic events.
-    static let paceRange = 0...1_000_000
+    /// Up to 50 ms: the queue paces without sleeping, but a slower pace would make every
+    /// accent take seconds to arrive.
+    static let paceRange = 0...50_000
 
     /// Turns a parsed TOML table into a configuration, collecting errors instead of stopping at
     /// the first, so `keyhold check` can show them all.

@@ -62,10 +62,12 @@ layout = ""
 variant = ""
 options = ""
 # How to type characters the layout cannot:
+#   "auto"          by where the keys go, again at every session switch: "console" on a text
+#                   VT, "ctrl-shift-u" in a graphical session (`keyhold status` says which)
 #   "console"       Linux virtual console: Alt held, the decimal code on the keypad
 #   "ctrl-shift-u"  GTK and IBus hex entry
 #   "compose"       Compose sequences from the table `keyhold compose-file` prints
-unicode_method = "console"
+unicode_method = "auto"
 # The evdev name of the key your XKB setup treats as Compose (Multi_key), for "compose".
 compose_key = "compose"
 # Pause between synthetic key events, in microseconds, for programs that drop fast input.

@@ -47,7 +47,7 @@ public struct KeyholdConfiguration: Hashable, Sendable {
         public var layout: String?
         public var variant: String?
         public var options: String?
-        public var unicodeMethod: UnicodeMethod = .console
+        public var unicodeMethod: UnicodeMethod = .auto
         public var composeKey: KeyCode = .compose
         /// Pause between synthetic key events, in microseconds (some programs drop fast input).
         public var paceMicroseconds = 0

@@ -8,6 +8,7 @@ public struct Timestamp: Comparable, Hashable, Sendable, CustomStringConvertible
 
     public static func < (a: Timestamp, b: Timestamp) -> Bool { a.microseconds < b.microseconds }
     public static func + (t: Timestamp, ms: Int) -> Timestamp { Timestamp(microseconds: t.microseconds + Int64(ms) * 1000) }
+    public func adding(microseconds us: Int) -> Timestamp { Timestamp(microseconds: microseconds + Int64(us)) }
     /// Milliseconds from `b` to `a`.
     public static func - (a: Timestamp, b: Timestamp) -> Double { Double(a.microseconds - b.microseconds) / 1000 }
     public var description: String {

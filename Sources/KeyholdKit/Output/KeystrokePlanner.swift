@@ -52,7 +52,7 @@ public struct KeystrokePlanner {
 
     private func planUnicode(_ value: UInt32, capsLock: Bool, into steps: inout [KeystrokeStep]) throws(PlanError) {
         switch unicodeMethod {
-        case .console:
+        case .console, .auto:   // `auto` is resolved before it gets here; the console's is the fallback
             steps.append(.down(.leftAlt))
             for digit in String(value) { steps.append(.tap(Keystroke(KeyCode.keypadDigits[Int(digit.asciiValue! - 48)]))) }
             steps.append(.up(.leftAlt))

@@ -11,6 +11,11 @@ open class KeyboardServices {
             keyboardContext.modifierMap = layout.modifierMap
         }
     }
+    /// How characters the layout lacks are typed now: the configured method resolved for where
+    /// the keystrokes go (the daemon updates it when the active session changes).
+    public var unicodeMethod: UnicodeMethod {
+        didSet { (keyboardController as? StandardKeyboardController)?.planner.unicodeMethod = unicodeMethod }
+    }
     public var keyboardController: KeyboardController {
         didSet { standardActionHandler?.keyboardController = keyboardController }
     }
@@ -37,7 +42,7 @@ open class KeyboardServices {
         context.modifierMap = layout.modifierMap
         let callouts = calloutContext ?? CalloutContext()
         let controller = StandardKeyboardController(
-            planner: KeystrokePlanner(layout: layout, unicodeMethod: configuration.output.unicodeMethod,
+            planner: KeystrokePlanner(layout: layout, unicodeMethod: configuration.output.unicodeMethod.resolved(for: .console).method,
                                       composeKey: configuration.output.composeKey),
             output: output, keyboardContext: context)
         let provider = StandardCalloutActionProvider(
@@ -50,6 +55,7 @@ open class KeyboardServices {
         self.keyboardContext = context
         self.calloutContext = callouts
         self.layout = layout
+        self.unicodeMethod = configuration.output.unicodeMethod.resolved(for: .console).method
         self.keyboardController = controller
         self.calloutActionProvider = provider
         self.audioEngine = audio

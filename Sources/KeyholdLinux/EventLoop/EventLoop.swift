@@ -19,14 +19,15 @@ public final class EventLoop {
     deinit { close(epfd) }
 
     /// Watches `fd` for input; `handler` runs on the loop's thread when it is readable (or has
-    /// an error or hang-up: the handler's read reports it).
+    /// an error or hang-up: the handler's read reports it). `priority`: wait for EPOLLPRI
+    /// instead, as a sysfs attribute signals a change (a sysfs file is always readable).
     @discardableResult
-    public func watch(_ fd: Int32, handler: @escaping () -> Void) throws(SystemError) -> Token {
+    public func watch(_ fd: Int32, priority: Bool = false, handler: @escaping () -> Void) throws(SystemError) -> Token {
         let token = nextToken
         nextToken += 1
         var event = [UInt8](repeating: 0, count: LinuxCalls.epollEventSize)
         event.withUnsafeMutableBytes { raw in
-            raw.storeBytes(of: LinuxCalls.epollIn, toByteOffset: 0, as: UInt32.self)
+            raw.storeBytes(of: priority ? LinuxCalls.epollPri : LinuxCalls.epollIn, toByteOffset: 0, as: UInt32.self)
             raw.storeBytes(of: token, toByteOffset: LinuxCalls.epollDataOffset, as: UInt64.self)
         }
         let rc = event.withUnsafeMutableBytes { LinuxCalls.epollCtl(epfd, LinuxCalls.epollCtlAdd, fd, $0.baseAddress) }

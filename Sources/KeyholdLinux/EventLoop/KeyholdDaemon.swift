@@ -24,6 +24,8 @@ public final class KeyholdDaemon {
     public var shutdownSettleMicroseconds: UInt32 = 200_000
 
     public let virtualKeyboard: VirtualKeyboard
+    /// Everything typed, in order, paced onto the virtual keyboard (the timer drains it).
+    public let outputQueue: OutputQueue
     public private(set) var layout: KeyboardLayout
     private var layoutNames: XKBNames
     private let reloader: Reloader?
@@ -43,6 +45,8 @@ public final class KeyholdDaemon {
     /// Where the running configuration came from, for `keyhold status`.
     public var configurationSource = "(embedded default)"
     private var sleepMonitor: SleepMonitor?
+    /// Where the keystrokes go (the seat's active session), for `unicode_method = "auto"`.
+    private var outputTarget: OutputTargetWatcher?
     private var paused = false
 
     private final class ManagedDevice {
@@ -95,7 +99,8 @@ public final class KeyholdDaemon {
             (layout, layoutNames) = try KeyholdDaemon.makeLayout(configuration.output)
         } catch { throw .configuration(error.description) }
         do { virtualKeyboard = try VirtualKeyboard() } catch { throw .virtualKeyboard(error) }
-        virtualKeyboard.paceMicroseconds = configuration.output.paceMicroseconds
+        outputQueue = OutputQueue(sink: virtualKeyboard, pacing: .init(paceMicroseconds: configuration.output.paceMicroseconds),
+                                  clock: MonotonicClock.now)
         signal(SIGPIPE, SIG_IGN)
     }
 
@@ -137,6 +142,10 @@ public final class KeyholdDaemon {
                 Log.warning("control socket disabled: \(error)")
             }
         }
+        let watcher = OutputTargetWatcher(loop: loop)
+        watcher.start()
+        watcher.onChange = { [unowned self] _ in self.applyUnicodeMethod() }
+        outputTarget = watcher
         buildEngine()
         do {
             try loop.watch(signals.fd) { [unowned self] in self.handleSignals() }
@@ -159,7 +168,7 @@ public final class KeyholdDaemon {
         sleepMonitor = SleepMonitor.start(loop: loop) { [unowned self] goingToSleep in self.systemSleep(goingToSleep) }
         for node in DevicePolicy.eventNodes() { openDevice(node, retry: false) }
         Log.info("ready: virtual keyboard \(virtualKeyboard.devnode ?? "(no event node)"), layout \(layoutNames)"
-                 + ", unicode method \(configuration.output.unicodeMethod.rawValue), \(grabbedCount) keyboard(s) grabbed")
+                 + ", unicode method \(unicodeMethod.method.rawValue) (\(unicodeMethod.reason)), \(grabbedCount) keyboard(s) grabbed")
         notifier.notify("READY=1\nSTATUS=\(grabbedCount) keyboard(s) grabbed")
         do {
             try loop.run { [unowned self] in self.endOfBatch() }
@@ -176,7 +185,7 @@ public final class KeyholdDaemon {
     private var feedback: (settings: KeyboardFeedbackSettings, audio: AudioFeedbackEngine, haptic: HapticFeedbackEngine)?
 
     private func buildEngine() {
-        let engine = KeyholdEngine(configuration: configuration, output: virtualKeyboard, layout: layout)
+        let engine = KeyholdEngine(configuration: configuration, output: outputQueue, layout: layout)
         if feedback?.settings != configuration.feedback {
             feedback = (configuration.feedback, LinuxFeedbackEngines.audio(for: configuration.feedback),
                         LinuxFeedbackEngines.haptic(for: configuration.feedback))
@@ -185,6 +194,7 @@ public final class KeyholdDaemon {
             engine.services.audioEngine = feedback.audio
             engine.services.hapticEngine = feedback.haptic
         }
+        engine.services.unicodeMethod = unicodeMethod.method
         engine.services.keyboardContext.isCapsLockOn = virtualKeyboard.leds.capsLock
         engine.services.keyboardContext.isNumLockOn = virtualKeyboard.leds.numLock
         engine.onPanic = { [unowned self] in self.stop(.panic) }
@@ -192,6 +202,20 @@ public final class KeyholdDaemon {
         engine.observer = control
         prepareEngine?(engine)
         self.engine = engine
+    }
+
+    /// The configured Unicode method resolved for where the keystrokes go now, and why.
+    private var unicodeMethod: (method: UnicodeMethod, reason: String) {
+        configuration.output.unicodeMethod.resolved(for: outputTarget?.target ?? OutputTarget(kind: .unknown, source: "not watched"))
+    }
+
+    /// The active session changed: type the way the new one understands.
+    private func applyUnicodeMethod() {
+        let (method, reason) = unicodeMethod
+        guard engine.services.unicodeMethod != method else { return }
+        engine.services.unicodeMethod = method
+        Log.info("unicode method \(method.rawValue) (\(reason))")
+        control?.publishNotice("unicode method", detail: "\(method.rawValue) (\(reason))")
     }
 
     /// Ends the loop after the current batch.
@@ -206,7 +230,9 @@ public final class KeyholdDaemon {
         notifier.notify("STOPPING=1")
         control?.publishNotice("stopping", detail: "\(reason)")
         sleepMonitor?.close()
+        outputTarget?.close()
         engine?.releaseAll()
+        outputQueue.drainAll()
         virtualKeyboard.flush()
         for (_, managed) in devices {
             loop.unwatch(managed.token)
@@ -220,10 +246,13 @@ public final class KeyholdDaemon {
         return status
     }
 
-    /// After every loop batch: write what the engine typed, arm the timer for the next deadline.
+    /// After every loop batch: write what the engine typed (as much as the queue's pacing lets
+    /// out now), arm the timer for the next deadline.
     private func endOfBatch() {
+        outputQueue.drain()
         virtualKeyboard.flush()
         var deadline = engine.nextDeadline
+        if let paced = outputQueue.nextDeadline { deadline = deadline.map { min($0, paced) } ?? paced }
         if let retry = pendingOpens.values.map(\.due).min() { deadline = deadline.map { min($0, retry) } ?? retry }
         timer.arm(at: deadline)
     }
@@ -286,7 +315,7 @@ public final class KeyholdDaemon {
         configuration = new
         layout = newLayout
         layoutNames = newNames
-        virtualKeyboard.paceMicroseconds = new.output.paceMicroseconds
+        outputQueue.pacing.paceMicroseconds = new.output.paceMicroseconds
         buildEngine()
         // Device rules may have changed: let go of devices no longer wanted, take new ones.
         for (path, managed) in devices where !DevicePolicy.decide(managed.device.identity, settings: new.devices).grab {
@@ -488,7 +517,7 @@ extension KeyholdDaemon: ControlHandler {
     public func status() -> ControlStatus {
         ControlStatus(
             paused: paused, configuration: configurationSource, layout: "\(layoutNames)",
-            unicodeMethod: configuration.output.unicodeMethod.rawValue,
+            unicodeMethod: "\(unicodeMethod.method.rawValue) (\(unicodeMethod.reason))",
             locale: engine?.services.keyboardContext.locale ?? "", virtualKeyboard: virtualKeyboard.devnode,
             keyboards: devices.values.sorted { $0.device.path < $1.device.path }.map {
                 .init(path: $0.device.path, name: $0.device.name, id: $0.device.identity.idString, grabbed: $0.grabbedAt != nil)
@@ -516,6 +545,7 @@ extension KeyholdDaemon: ControlHandler {
     private func systemSleep(_ goingToSleep: Bool) {
         if goingToSleep {
             engine.releaseAll()
+            outputQueue.drainAll()
             virtualKeyboard.flush()
             control?.publishNotice("sleep", detail: "every key released")
         } else {

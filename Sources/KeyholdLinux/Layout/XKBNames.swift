@@ -23,28 +23,57 @@ public struct XKBNames: Hashable, Sendable, CustomStringConvertible {
         "\(layoutName)\(options.isEmpty ? "" : " options \(options)") model \(model) (from \(source))"
     }
 
-    /// DESIGN.md, Output: the layout from the configuration, else /etc/default/keyboard
-    /// (XKBLAYOUT, XKBVARIANT, XKBOPTIONS, XKBMODEL), else `us`. Variant and options from the
+    /// Where the system keeps its keyboard layout, first found wins: the X11 settings
+    /// systemd-localed writes (`localectl set-x11-keymap`), Debian's /etc/default/keyboard, and
+    /// the XKB keys of /etc/vconsole.conf.
+    public static let systemFiles = ["/etc/X11/xorg.conf.d/00-keyboard.conf", "/etc/default/keyboard", "/etc/vconsole.conf"]
+
+    /// DESIGN.md, Output: the layout from the configuration, else the first of `files` that
+    /// names one (XKB layout, variant, options, model), else `us`. Variant and options from the
     /// configuration override the file's.
-    public static func resolve(_ output: KeyholdConfiguration.OutputSettings,
-                               defaultsFile: String = "/etc/default/keyboard") -> XKBNames {
+    public static func resolve(_ output: KeyholdConfiguration.OutputSettings, files: [String] = systemFiles) -> XKBNames {
         var names = XKBNames()
         if let layout = output.layout, !layout.isEmpty {
             names.layout = layout
             names.source = "config"
-        } else if let text = readTextFile(defaultsFile) {
-            let values = parseDefaults(text)
-            if let layout = values["XKBLAYOUT"], !layout.isEmpty {
+        } else {
+            for file in files {
+                guard let text = readTextFile(file) else { continue }
+                let values = file.hasSuffix(".conf") && text.contains("Section") ? parseXorgConf(text) : parseDefaults(text)
+                guard let layout = values["XKBLAYOUT"], !layout.isEmpty else { continue }
                 names.layout = layout
                 names.variant = values["XKBVARIANT"] ?? ""
                 names.options = values["XKBOPTIONS"] ?? ""
                 if let model = values["XKBMODEL"], !model.isEmpty { names.model = model }
-                names.source = defaultsFile
+                names.source = file
+                break
             }
         }
         if let variant = output.variant { names.variant = variant }
         if let options = output.options { names.options = options }
         return names
+    }
+
+    /// The `Option "XkbLayout" "de"` lines of an xorg.conf InputClass (what localed writes), as
+    /// XKBLAYOUT, XKBVARIANT, XKBOPTIONS and XKBMODEL.
+    public static func parseXorgConf(_ text: String) -> [String: String] {
+        var values: [String: String] = [:]
+        for raw in text.split(whereSeparator: \.isNewline) {
+            let line = raw.drop(while: { $0 == " " || $0 == "\t" })
+            guard line.hasPrefix("Option") else { continue }
+            let quoted = line.split(separator: "\"", omittingEmptySubsequences: false)
+            // Option "XkbLayout" "de": the quoted strings are fields 1 and 3.
+            guard quoted.count >= 4 else { continue }
+            let name = quoted[1].lowercased(), value = String(quoted[3])
+            switch name {
+            case "xkblayout": values["XKBLAYOUT"] = value
+            case "xkbvariant": values["XKBVARIANT"] = value
+            case "xkboptions": values["XKBOPTIONS"] = value
+            case "xkbmodel": values["XKBMODEL"] = value
+            default: break
+            }
+        }
+        return values
     }
 
     /// Parses a shell-style `KEY="value"` file such as /etc/default/keyboard (comments, quotes,

@@ -18,8 +18,6 @@ public final class VirtualKeyboard: KeyEventOutput {
     private var uidev: OpaquePointer?
     /// /dev/input/eventN of the virtual keyboard (nil if evdev is not loaded).
     public let devnode: String?
-    /// Pause after every event, in microseconds (`output.paceMicroseconds`).
-    public var paceMicroseconds = 0
     public private(set) var leds = LEDState()
     private var writeFailed = false
 
@@ -78,12 +76,8 @@ public final class VirtualKeyboard: KeyEventOutput {
         event.value = state.rawValue
         pending.append(event)
         pending.append(VirtualKeyboard.synReport)
-        if paceMicroseconds > 0 {
-            flush()
-            usleep(UInt32(paceMicroseconds))
-        } else if pending.count >= VirtualKeyboard.maximumBatch {
-            flush()
-        }
+        // Pacing is the OutputQueue's (a timer, never a sleep); this only batches writes.
+        if pending.count >= VirtualKeyboard.maximumBatch { flush() }
     }
 
     /// Writes the events sent since the last flush in one write(2). The daemon flushes after

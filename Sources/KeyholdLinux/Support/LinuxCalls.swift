@@ -36,6 +36,7 @@ enum LinuxCalls {
 
     // <sys/epoll.h>
     static let epollIn: UInt32 = 0x001
+    static let epollPri: UInt32 = 0x002
     static let epollErr: UInt32 = 0x008
     static let epollHup: UInt32 = 0x010
     static let epollCtlAdd: Int32 = 1

@@ -1,0 +1,19 @@
+// Linux headers Swift's Glibc module does not import, and the variadic ioctl calls Swift cannot
+// make, as small inline functions: real constants and structs, no hand-copied numbers.
+#ifndef KEYHOLD_CLINUXSHIM_H
+#define KEYHOLD_CLINUXSHIM_H
+
+#include <linux/kd.h>
+#include <sys/ioctl.h>
+
+/// The console mode of a VT (KD_TEXT or KD_GRAPHICS) through KDGETMODE; -1 with errno set.
+static inline int keyhold_vt_mode(int fd) {
+    int mode = 0;
+    if (ioctl(fd, KDGETMODE, &mode) < 0) return -1;
+    return mode;
+}
+
+static const int keyhold_kd_text = KD_TEXT;
+static const int keyhold_kd_graphics = KD_GRAPHICS;
+
+#endif

@@ -1,0 +1,152 @@
+import CLinuxShim
+import CSystemd
+import Glibc
+import KeyholdKit
+
+/// Follows where the keyboard's keystrokes go, for `unicode_method = "auto"`: the active session
+/// on the seat, from sd-login (its monitor fd sits in the event loop, so a VT or user switch is
+/// seen at once and an idle daemon makes no wake-ups). Without logind it follows the active VT
+/// instead (`/sys/class/tty/tty0/active`, which signals changes with EPOLLPRI).
+///
+/// A session is graphical when logind says x11, wayland or mir, or when its VT is in graphics
+/// mode (an X server started with `startx` runs in a session logind calls `tty`).
+public final class OutputTargetWatcher {
+    public private(set) var target: OutputTarget
+    /// Called on the loop's thread when the target changes.
+    public var onChange: ((OutputTarget) -> Void)?
+    public let seat: String
+
+    private let loop: EventLoop
+    private var monitor: OpaquePointer?
+    private var token: EventLoop.Token?
+    private var activeVTFile: Int32 = -1
+
+    static let activeVTPath = "/sys/class/tty/tty0/active"
+
+    public init(loop: EventLoop, seat: String = "seat0") {
+        self.loop = loop
+        self.seat = seat
+        target = OutputTarget(kind: .unknown, source: "not started")
+    }
+
+    deinit { close() }
+
+    /// Finds the target and starts watching: logind when it runs, else the active VT.
+    public func start() {
+        if Self.logindRuns, let monitor = Self.loginMonitor() {
+            let fd = sd_login_monitor_get_fd(monitor)
+            if fd >= 0, let token = try? loop.watch(fd, handler: { [unowned self] in
+                sd_login_monitor_flush(monitor)
+                self.refresh()
+            }) {
+                self.monitor = monitor
+                self.token = token
+            } else {
+                sd_login_monitor_unref(monitor)
+            }
+        }
+        if monitor == nil {
+            activeVTFile = open(Self.activeVTPath, O_RDONLY | O_CLOEXEC)
+            if activeVTFile >= 0 {
+                Self.consume(activeVTFile)
+                token = try? loop.watch(activeVTFile, priority: true) { [unowned self] in
+                    Self.consume(self.activeVTFile)
+                    self.refresh()
+                }
+            }
+        }
+        target = Self.currentTarget(seat: seat, logind: monitor != nil)
+        Log.info("keys go to: \(target)")
+    }
+
+    /// Reads the target again; tells `onChange` when it moved.
+    public func refresh() {
+        var new = Self.currentTarget(seat: seat, logind: monitor != nil)
+        new.hasCompanion = target.hasCompanion && new.session == target.session
+        guard new != target else { return }
+        target = new
+        Log.info("keys go to: \(target)")
+        onChange?(target)
+    }
+
+    public func close() {
+        if let token { loop.unwatch(token); self.token = nil }
+        if let monitor { sd_login_monitor_unref(monitor); self.monitor = nil }
+        if activeVTFile >= 0 { Glibc.close(activeVTFile); activeVTFile = -1 }
+    }
+
+    // MARK: - Reading the state
+
+    /// Reads a sysfs attribute through the watched descriptor: until it is read again, sysfs
+    /// keeps reporting the change (EPOLLPRI is level-triggered).
+    private static func consume(_ fd: Int32) {
+        var buffer = [UInt8](repeating: 0, count: 64)
+        _ = lseek(fd, 0, SEEK_SET)
+        _ = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+    }
+
+    /// logind runs when its runtime directory exists (sd_booted alone is true without it in
+    /// containers and minimal systems).
+    static var logindRuns: Bool { access("/run/systemd/seats/", F_OK) == 0 }
+
+    private static func loginMonitor() -> OpaquePointer? {
+        var monitor: OpaquePointer?
+        // Every category: a session starting or ending, and the seat's active session moving.
+        guard sd_login_monitor_new(nil, &monitor) >= 0 else { return nil }
+        return monitor
+    }
+
+    static func currentTarget(seat: String, logind: Bool) -> OutputTarget {
+        if logind, let target = logindTarget(seat: seat) { return target }
+        return activeVTTarget()
+    }
+
+    /// The seat's active session, from sd-login; nil when logind knows none.
+    static func logindTarget(seat: String) -> OutputTarget? {
+        var session: UnsafeMutablePointer<CChar>?
+        var uid: uid_t = 0
+        guard sd_seat_get_active(seat, &session, &uid) >= 0, let session else { return nil }
+        defer { free(session) }
+        var typePointer: UnsafeMutablePointer<CChar>?
+        let type: String? = sd_session_get_type(session, &typePointer) >= 0 && typePointer != nil
+            ? String(cString: typePointer!) : nil
+        free(typePointer)
+        var vtNumber: UInt32 = 0
+        let vt: Int? = sd_session_get_vt(session, &vtNumber) >= 0 ? Int(vtNumber) : nil
+        var kind: OutputTarget.Kind
+        switch type {
+        case "x11", "wayland", "mir": kind = .graphical
+        case "tty": kind = .textConsole
+        default: kind = .unknown
+        }
+        // `startx` from a text login: logind still says tty; the VT's mode tells.
+        if kind != .graphical, let vt, let mode = vtMode(vt) { kind = mode }
+        return OutputTarget(kind: kind, session: String(cString: session), uid: uid, vt: vt, type: type, source: "logind")
+    }
+
+    /// The active VT and its mode, without logind.
+    static func activeVTTarget() -> OutputTarget {
+        guard let text = readTextFile(activeVTPath), text.hasPrefix("tty"),
+              let vt = Int(text.dropFirst(3).prefix(while: { $0.isNumber })) else {
+            return OutputTarget(kind: .unknown, source: "no readable active VT")
+        }
+        var owner: UInt32?
+        var st = stat()
+        if stat("/dev/tty\(vt)", &st) == 0 { owner = st.st_uid }
+        guard let kind = vtMode(vt) else {
+            return OutputTarget(kind: .unknown, uid: owner, vt: vt, source: "active VT, mode unreadable")
+        }
+        return OutputTarget(kind: kind, uid: owner, vt: vt, type: kind == .graphical ? "graphics mode" : "text mode",
+                            source: "active VT")
+    }
+
+    /// KD_TEXT or KD_GRAPHICS, from the VT itself; nil when it cannot be opened.
+    static func vtMode(_ vt: Int) -> OutputTarget.Kind? {
+        let fd = open("/dev/tty\(vt)", O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { Glibc.close(fd) }
+        let mode = keyhold_vt_mode(fd)
+        guard mode >= 0 else { return nil }
+        return mode == keyhold_kd_graphics ? .graphical : .textConsole
+    }
+}
