@@ -12,7 +12,7 @@ final class OutputQueueTests: XCTestCase {
         }
     }
 
-    func make(_ pacing: OutputQueue.Pacing = .init()) -> (OutputQueue, Device) {
+    func make(_ pacing: OutputQueue.Pacing = .init(burst: 16, pauseMicroseconds: 2_000)) -> (OutputQueue, Device) {
         let device = Device()
         return (OutputQueue(sink: device, pacing: pacing, clock: { device.clock }), device)
     }
@@ -24,6 +24,10 @@ final class OutputQueueTests: XCTestCase {
             device.clock = due
             queue.drain()
         }
+    }
+
+    func testDefaultPacing() {
+        XCTAssertEqual(OutputQueue.Pacing(), .init(burst: 8, pauseMicroseconds: 4_000, paceMicroseconds: 0))
     }
 
     func testTypingAtNormalSpeedGoesStraightThrough() {
@@ -88,7 +92,7 @@ final class OutputQueueTests: XCTestCase {
         let text = String(repeating: "Ünïcödé tëxt ", count: 16).prefix(200)
         let application = SimulatedApplication()
         var clock = Timestamp.zero
-        let queue = OutputQueue(sink: application, clock: { clock })
+        let queue = OutputQueue(sink: application, pacing: .init(burst: 16, pauseMicroseconds: 2_000), clock: { clock })
         let engine = KeyholdEngine(configuration: configuration {
             $0.bindings = KeyBindings([.alphabetic: [.f1: KeyBinding(press: .text(String(text)))]])
         }, output: queue)

@@ -5,8 +5,9 @@ import KeyholdKit
 
 /// Follows where the keyboard's keystrokes go, for `unicode_method = "auto"`: the active session
 /// on the seat, from sd-login (its monitor fd sits in the event loop, so a VT or user switch is
-/// seen at once and an idle daemon makes no wake-ups). Without logind it follows the active VT
-/// instead (`/sys/class/tty/tty0/active`, which signals changes with EPOLLPRI).
+/// seen at once and an idle daemon makes no wake-ups), and the active VT
+/// (`/sys/class/tty/tty0/active`, which signals changes with EPOLLPRI): a VT without a session,
+/// or every VT when there is no logind, is judged by its own mode.
 ///
 /// A session is graphical when logind says x11, wayland or mir, or when its VT is in graphics
 /// mode (an X server started with `startx` runs in a session logind calls `tty`).
@@ -18,7 +19,7 @@ public final class OutputTargetWatcher {
 
     private let loop: EventLoop
     private var monitor: OpaquePointer?
-    private var token: EventLoop.Token?
+    private var tokens: [EventLoop.Token] = []
     private var activeVTFile: Int32 = -1
 
     static let activeVTPath = "/sys/class/tty/tty0/active"
@@ -40,23 +41,24 @@ public final class OutputTargetWatcher {
                 self.refresh()
             }) {
                 self.monitor = monitor
-                self.token = token
+                tokens.append(token)
             } else {
                 sd_login_monitor_unref(monitor)
             }
         }
-        if monitor == nil {
-            activeVTFile = open(Self.activeVTPath, O_RDONLY | O_CLOEXEC)
-            if activeVTFile >= 0 {
-                Self.consume(activeVTFile)
-                token = try? loop.watch(activeVTFile, priority: true) { [unowned self] in
-                    Self.consume(self.activeVTFile)
-                    self.refresh()
-                }
-            }
+        // The active VT as well: logind's seat file does not change between two VTs without a
+        // session (a getty and a console program), and without logind it is all there is.
+        activeVTFile = open(Self.activeVTPath, O_RDONLY | O_CLOEXEC)
+        if activeVTFile >= 0 {
+            Self.consume(activeVTFile)
+            if let token = try? loop.watch(activeVTFile, priority: true, handler: { [unowned self] in
+                Self.consume(self.activeVTFile)
+                self.refresh()
+            }) { tokens.append(token) }
         }
         target = Self.currentTarget(seat: seat, logind: monitor != nil)
-        Log.info("keys go to: \(target)")
+        Log.info("keys go to: \(target); following " + (monitor != nil ? "\(seat)'s active session (logind)"
+                 : activeVTFile >= 0 ? "the active VT (no logind)" : "nothing (no logind, no readable active VT)"))
     }
 
     /// Reads the target again; tells `onChange` when it moved.
@@ -70,7 +72,8 @@ public final class OutputTargetWatcher {
     }
 
     public func close() {
-        if let token { loop.unwatch(token); self.token = nil }
+        for token in tokens { loop.unwatch(token) }
+        tokens.removeAll()
         if let monitor { sd_login_monitor_unref(monitor); self.monitor = nil }
         if activeVTFile >= 0 { Glibc.close(activeVTFile); activeVTFile = -1 }
     }
@@ -91,8 +94,13 @@ public final class OutputTargetWatcher {
 
     private static func loginMonitor() -> OpaquePointer? {
         var monitor: OpaquePointer?
-        // Every category: a session starting or ending, and the seat's active session moving.
-        guard sd_login_monitor_new(nil, &monitor) >= 0 else { return nil }
+        // The seat files say which session is active. (No category at all would also watch
+        // /run/systemd/machines/, which exists only with systemd-machined, and fail without.)
+        let rc = sd_login_monitor_new("seat", &monitor)
+        guard rc >= 0 else {
+            Log.warning("sd-login: cannot watch seats (\(errorString(-rc))); following the active VT instead")
+            return nil
+        }
         return monitor
     }
 

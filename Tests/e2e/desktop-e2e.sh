@@ -1,0 +1,234 @@
+#!/usr/bin/env bash
+# desktop-e2e.sh - Keyhold typing into real X11 applications: a guest booted with systemd and
+# logind, a logind session of type x11 for an unprivileged user on VT 7 (registered through PAM,
+# as a display manager does), Xorg (dummy video driver, libinput through udev), a GTK 3 entry
+# and xterm, and a text VT; Keyhold with the DEFAULT configuration (unicode_method = "auto").
+#
+#   Tests/e2e/desktop-e2e.sh            # host: needs $KEYHOLD or builds it; vm.sh setup; boot
+#   Tests/e2e/desktop-e2e.sh --guest    # what runs inside the guest
+#
+# Checks, each PASS/FAIL:
+#   auto      the x11 session on VT 7 becomes active: Keyhold switches to ctrl-shift-u by itself
+#             (sd-login); a switch to a text VT switches it back to console
+#   cells     per layout (us, de) and application: `hello`; hold e then 2 -> é; a `text:ł€`
+#             binding; a 200-character `text:` binding with accents; each compared with what
+#             the application received (the GTK entry's text; the bytes xterm's shell read)
+#   layout    with de in localed's X11 settings, ä and € are typed as keys, no Unicode method
+#   order     hold e, 2, then xyz at 150 wpm -> éxyz
+#   overrun   Xorg's log has no SYN_DROPPED for Keyhold's virtual keyboard
+# xterm has no input method: there `ctrl-shift-u` shows `^U e9 `; its cells are printed in the
+# matrix, marked "needs keyhold-session", and not counted until the session companion exists.
+# The matrix (target, app, layout, cell, result) is printed; the last line is "N passed, N failed".
+set -uo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+SRC_NAME="Keyhold E2E Keyboard"
+DISPLAY_NUM=:0
+LONG_TEXT="Ünïcödé ströng, façade, naïve café — déjà vu à Zürich; Łódź żółć; "
+LONG_TEXT="${LONG_TEXT}${LONG_TEXT}${LONG_TEXT}"
+LONG_TEXT=${LONG_TEXT:0:200}
+
+# ---- guest helpers --------------------------------------------------------------------------
+
+x() { DISPLAY=$DISPLAY_NUM "$@"; }
+MATRIX=()
+# cell TARGET APP LAYOUT CELL EXPECTED FILE [counted]: one matrix row; a check unless told not
+cell() {
+  local target=$1 app=$2 layout=$3 name=$4 want=$5 file=$6 counted=${7:-yes} got
+  wait_until 15 eval "[ \"\$(cat '$file' 2>/dev/null)\" = '$want' ]"
+  got=$(cat "$file" 2>/dev/null)
+  local result=ok
+  [ "$got" = "$want" ] || result="got $(printf '%s' "$got" | od -An -c | tr -s ' ' | head -c 120)"
+  if [ "$counted" = yes ]; then
+    if [ "$result" = ok ]; then pass "$target $app $layout: $name"; else fail "$target $app $layout: $name" "$result"; fi
+  else
+    [ "$result" = ok ] || result="$result (needs keyhold-session)"
+  fi
+  MATRIX+=("$(printf '%-8s %-6s %-4s %-22s %s' "$target" "$app" "$layout" "$name" "$result")")
+}
+
+# vt_cell NAME EXPECTED [SEC]: a cell typed into the console application (printf %b escapes)
+vt_cell() {
+  local result=ok
+  if vt_expect "$2" "${3:-15}" > "$E2E_WORK/vt-cell.out" 2>&1; then pass "vt console us: $1"
+  else fail "vt console us: $1"; sed 's/^/    /' "$E2E_WORK/vt-cell.out"; result="different (see the log)"; fi
+  MATRIX+=("$(printf '%-8s %-6s %-4s %-22s %s' vt console us "$1" "$result")")
+}
+
+# clear APP FILE: empties what the application shows: the GTK entry through the keyboard
+# (Ctrl+A, BackSpace: it writes its whole text on every change), xterm's file (appended to)
+clear() {
+  if [ "$1" = gtk ]; then
+    src_send kb "d KEY_LEFTCTRL" "d KEY_A" "u KEY_A" "u KEY_LEFTCTRL" "d KEY_BACKSPACE" "u KEY_BACKSPACE"
+    wait_until 10 eval "[ ! -s '$2' ]"
+  else
+    : > "$2"
+  fi
+}
+
+# type_cells APP LAYOUT FILE [counted]: the four cells into the focused application
+type_cells() {
+  local app=$1 layout=$2 file=$3 counted=${4:-yes}
+  clear "$app" "$file"; src_type kb hello
+  cell x11 "$app" "$layout" "hello" "hello" "$file" "$counted"
+  clear "$app" "$file"; src_send kb "d e" "t 600" "u e" "t 50" "d KEY_2" "u KEY_2"
+  cell x11 "$app" "$layout" "hold e, 2 -> é" "é" "$file" "$counted"
+  clear "$app" "$file"; src_send kb "d KEY_F1" "u KEY_F1"
+  cell x11 "$app" "$layout" "text:ł€" "ł€" "$file" "$counted"
+  clear "$app" "$file"; src_send kb "d KEY_F2" "u KEY_F2"
+  cell x11 "$app" "$layout" "200-char text:" "$LONG_TEXT" "$file" "$counted"
+}
+
+focus() { x xdotool search --sync --name "$1" windowfocus --sync; }
+kh_log() { cat "$E2E_OUT/keyhold.log" 2>/dev/null; }
+log_count() { kh_log | grep -c -- "$1"; }
+log_has() { [ "$(log_count "$1")" -ge "$2" ]; }
+wait_log() { wait_until "$1" log_has "$2" "${3:-1}"; }
+
+guest() {
+  # shellcheck source=lib.sh
+  . "$HERE/lib.sh"
+  e2e_init || { e2e_finish; return 1; }
+  local CFG=$E2E_WORK/config.toml xconf=$E2E_WORK/xorg.conf gtk=$E2E_WORK/gtk.txt term=$E2E_WORK/xterm.txt
+
+  # The default configuration plus two bindings (the embedded default is the same text).
+  cp "$HERE/../../config/keyhold.toml" "$CFG"
+  sed -i "/^\\[bindings\\]/a f1 = \"text:ł€\"\\nf2 = \"text:$LONG_TEXT\"" "$CFG"
+  check "configuration with the default unicode_method (auto)" grep -q '^unicode_method = "auto"' "$CFG"
+
+  check "systemd is PID 1, udevd running" wait_until 30 systemctl is-active --quiet systemd-udevd.service
+  check "logind running" eval 'systemctl start dbus.service systemd-logind.service && wait_until 20 test -d /run/systemd/seats'
+  useradd -m -s /bin/sh kuser
+  src_start kb "$SRC_NAME" || { fail "source keyboard created"; e2e_finish; return 1; }
+  udevadm settle -t 15
+  keyhold_start "$CFG" || { fail "keyhold started"; e2e_finish; return 1; }
+  check "keyhold grabs the source" wait_flowing kb "$KH_DEV" 15
+
+  # ---- a text VT first: the console method
+  check "console app started on VT 2" vt_start
+  check "auto: a text VT: console" eval "wait_log 10 \"keys go to: text console.* on VT 2\" && \"\$KEYHOLD\" status --control /run/keyhold/control | grep -q \"unicode method: console (auto: text console\""
+  vt_clear; src_type kb hello
+  vt_cell "hello" hello
+  vt_clear; src_send kb "d e" "t 600" "u e" "t 50" "d KEY_2" "u KEY_2"
+  vt_cell "hold e, 2 -> é" 'e\177\303\251'
+  vt_clear; src_send kb "d KEY_F1" "u KEY_F1"
+  vt_cell "text:ł€" 'ł€'
+  vt_clear; src_send kb "d KEY_F2" "u KEY_F2"
+  vt_cell "200-char text:" "$LONG_TEXT" 60
+  vt_stop
+
+  # ---- the x11 session of kuser on VT 7, as a display manager registers it with logind
+  systemd-run --unit=kuser-x11 -p PAMName=login -p User=kuser -p TTYPath=/dev/tty7 -p StandardInput=tty \
+    -E XDG_SESSION_TYPE=x11 -E XDG_SESSION_CLASS=user /bin/sleep infinity > /dev/null 2>&1
+  check "logind: kuser's x11 session on VT 7" wait_until 20 eval "loginctl list-sessions --no-legend | grep -q kuser"
+  chvt 7
+  check "auto: the active x11 session selects ctrl-shift-u" \
+    wait_log 15 "unicode method ctrl-shift-u (auto: graphical session .* of uid $(id -u kuser) on VT 7 (x11, logind)"
+
+  cat > "$xconf" <<'EOF'
+Section "ServerFlags"
+    Option "AutoAddDevices" "on"
+    Option "AutoEnableDevices" "on"
+EndSection
+Section "Device"
+    Identifier "dummy"
+    Driver "dummy"
+    VideoRam 16384
+EndSection
+Section "Monitor"
+    Identifier "monitor"
+    HorizSync 5.0-1000.0
+    VertRefresh 5.0-200.0
+    Modeline "800x600" 40.00 800 840 968 1056 600 601 605 628
+EndSection
+Section "Screen"
+    Identifier "screen"
+    Device "dummy"
+    Monitor "monitor"
+    DefaultDepth 24
+    SubSection "Display"
+        Depth 24
+        Modes "800x600"
+    EndSubSection
+EndSection
+EOF
+  # Xorg reads input from evdev itself (libinput), whichever VT it sits on.
+  Xorg "$DISPLAY_NUM" -config "$xconf" -noreset -nolisten tcp -sharevts -novtswitch vt8 \
+    -logfile "$E2E_OUT/Xorg.0.log" > "$E2E_WORK/xorg.out" 2>&1 &
+  E2E_PIDS+=("$!")
+  check "Xorg started" wait_until 30 x xdotool getdisplaygeometry
+  check "Xorg reads Keyhold's virtual keyboard (libinput)" wait_until 15 grep -q "Keyhold Virtual Keyboard" "$E2E_OUT/Xorg.0.log"
+  x setxkbmap us
+
+  # ---- GTK 3 entry, us
+  x /usr/bin/python3 "$HERE/gtk-entry.py" "$gtk" keyhold-gtk > "$E2E_WORK/gtk.out" 2>&1 &
+  E2E_PIDS+=("$!")
+  check "GTK entry started" wait_until 60 grep -q ready "$E2E_WORK/gtk.out"
+  check "GTK entry focused" focus keyhold-gtk
+  type_cells gtk us "$gtk"
+  clear gtk "$gtk"; src_send kb "d e" "t 600" "u e" "t 50" "d KEY_2" "u KEY_2" "t 8" "d x" "t 70" "d y" "u x" "t 70" "d z" "u y" "t 70" "u z"
+  cell x11 gtk us "order: é then xyz" "éxyz" "$gtk"
+
+  # ---- xterm (no input method): printed, not counted
+  x xterm -title keyhold-xterm -e sh -c "stty raw -echo; exec cat >> '$term'" > "$E2E_WORK/xterm.out" 2>&1 &
+  E2E_PIDS+=("$!")
+  if wait_until 30 focus keyhold-xterm; then
+    sleep 1
+    type_cells xterm us "$term" no
+  else
+    MATRIX+=("x11      xterm  us   (xterm did not start)")
+  fi
+
+  # ---- de: the desktop's layout, as localed keeps it; Keyhold reads it on reload
+  mkdir -p /etc/X11/xorg.conf.d
+  printf 'Section "InputClass"\n  Identifier "system-keyboard"\n  MatchIsKeyboard "on"\n  Option "XkbLayout" "de"\nEndSection\n' \
+    > /etc/X11/xorg.conf.d/00-keyboard.conf
+  x setxkbmap de
+  kill -HUP "$KH_PID"
+  check "de: Keyhold reloads with localed's layout" wait_log 10 "reloaded configuration from .*layout de"
+  check "GTK entry focused again" focus keyhold-gtk
+  record_start de "$KH_DEV" -t 6
+  clear gtk "$gtk"; src_send kb "d KEY_F1" "u KEY_F1"
+  cell x11 gtk de "text:ł€ (€ a key)" "ł€" "$gtk"
+  record_wait de 10
+  check "de: € typed as AltGr+E, no Unicode method for it" \
+    eval "record_keys de | tr '\\n' ' ' | grep -q '100 1 18 1 18 0 100 0'"
+  type_cells gtk de "$gtk"
+
+  # ---- the reader never overran
+  check "Xorg's log has no SYN_DROPPED (bursts stay under a reader's buffer)" \
+    eval "! grep -q SYN_DROPPED '$E2E_OUT/Xorg.0.log'"
+
+  log "matrix (target app layout cell result):"
+  printf '    %s\n' "${MATRIX[@]}"
+  printf '%s\n' "${MATRIX[@]}" > "$E2E_OUT/matrix.txt"
+  e2e_finish
+}
+
+# ---- host side ----------------------------------------------------------------------------------
+
+host() {
+  local repo; repo=$(cd "$HERE/../.." && pwd)
+  local results=${E2E_RESULTS:-$repo/e2e-results}/desktop
+  local t0=$SECONDS
+  if [ -z "${KEYHOLD:-}" ]; then
+    (cd "$repo" && swift build -c release --product keyhold 2>&1 | tail -1) || { echo "0 passed, 1 failed"; return 1; }
+    KEYHOLD=$(cd "$repo" && swift build -c release --show-bin-path)/keyhold
+  fi
+  KEYHOLD=$(cd "$(dirname "$KEYHOLD")" && pwd)/$(basename "$KEYHOLD")
+  "$HERE/vm.sh" setup || { echo "0 passed, 1 failed"; return 1; }
+  rm -rf "$results"; mkdir -p "$results"
+  local rc=0 vmdir=${VM_DIR:-/tmp/keyhold-vm}
+  E2E_OUT=$results E2E_PROBE=$vmdir/bin/probe KEYHOLD=$KEYHOLD \
+    VM_ENV="E2E_OUT E2E_PROBE KEYHOLD ${VM_ENV:-}" VM_SYSTEMD=1 VM_RWDIR=$results VM_MEM=${VM_MEM:-2048} VM_CPUS=${VM_CPUS:-2} \
+    VM_TIMEOUT=${VM_TIMEOUT:-900} "$HERE/vm.sh" run "bash $HERE/desktop-e2e.sh --guest" || rc=$?
+  local p=0 f=0
+  if [ -f "$results/counts" ]; then read -r p f < "$results/counts"
+  else f=1; echo "desktop-e2e: the guest did not finish (vm.sh exit $rc)"; fi
+  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; echo "desktop-e2e: guest exit status $rc"; fi
+  echo "desktop-e2e: results in $results; total $((SECONDS - t0)) s"
+  echo "$p passed, $f failed"
+  [ "$f" -eq 0 ]
+}
+
+if [ "${1:-}" = --guest ]; then guest; else host; fi

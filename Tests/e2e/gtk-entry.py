@@ -1,0 +1,31 @@
+#!/usr/bin/python3
+"""A GTK 3 window with one text entry that writes its whole text to FILE on every change: what a
+real GTK application received (through its input method: GTK's own, which reads Ctrl+Shift+U
+hex entry). Usage: gtk-entry.py FILE TITLE"""
+import sys
+
+import gi
+
+gi.require_version("Gtk", "3.0")
+from gi.repository import GLib, Gtk  # noqa: E402
+
+path, title = sys.argv[1], sys.argv[2]
+
+
+def changed(entry):
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(entry.get_text())
+
+
+window = Gtk.Window(title=title)
+window.set_default_size(600, 60)
+entry = Gtk.Entry()
+entry.connect("changed", changed)
+window.add(entry)
+window.connect("destroy", Gtk.main_quit)
+window.show_all()
+entry.grab_focus()
+open(path, "w").close()
+# Ready once the window is mapped: the test then focuses it by title.
+GLib.idle_add(lambda: print("ready", flush=True) and False)
+Gtk.main()
