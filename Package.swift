@@ -37,6 +37,8 @@ let package = Package(
         // Prints engine throughput; run with `swift run -c release KeyholdBenchmarks`.
         .executableTarget(name: "KeyholdBenchmarks", dependencies: ["KeyholdKit", "KeyholdLinux"]),
         .testTarget(name: "KeyholdKitTests", dependencies: ["KeyholdKit"]),
+        // KeyboardKit's article samples as printed, compiled against KeyholdKit and run.
+        .testTarget(name: "SeedSampleTests", dependencies: ["KeyholdKit"]),
         // Linux adapters that run on any host: xkbcommon layouts, ALSA through a file PCM.
         .testTarget(name: "KeyholdLinuxTests", dependencies: ["KeyholdLinux", "KeyholdKit"]),
     ]

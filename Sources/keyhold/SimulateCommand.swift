@@ -35,7 +35,7 @@ struct SimulateCommand: ParsableCommand {
         }
         let parsed: SimulationScript
         do { parsed = try SimulationScript(script) } catch { throw failure("\(error)") }
-        let simulator = Simulator(configuration: configuration, layout: layout, recordsTrace: trace)
+        let simulator = Simulator(controller: KeyboardInputViewController.self, configuration: configuration, layout: layout, recordsTrace: trace)
         simulator.engine.onPanic = { FileHandle.standardError.write(Data("keyhold simulate: panic escape (the daemon would exit)\n".utf8)) }
         let text = simulator.run(parsed)
         if trace {

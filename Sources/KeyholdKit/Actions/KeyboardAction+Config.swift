@@ -7,7 +7,7 @@ extension KeyboardAction {
         "enter": .primary(.return), "escape": .escape, "shift": .shift, "capsLock": .capsLock,
         "control": .control, "option": .option, "command": .command,
         "moveCursorBackward": .moveCursorBackward, "moveCursorForward": .moveCursorForward,
-        "nextLocale": .nextLocale, "none": .none,
+        "nextLocale": .nextLocale, "none": .none, "dismissKeyboard": .dismissKeyboard,
     ]
     /// Prefixes of actions that carry a value.
     public static let valuePrefixes = ["character", "text", "key", "keyboardType", "emoji", "custom", "primary"]
@@ -68,6 +68,9 @@ extension KeyboardAction {
         case .moveCursorForward: return "moveCursorForward"
         case .nextLocale: return "nextLocale"
         case .none: return "none"
+        case .dismissKeyboard: return "dismissKeyboard"
+        // Traces only: image keys are a custom handler's, not the configuration's.
+        case .image(_, _, let imageName): return "image:\(imageName)"
         }
     }
 }

@@ -28,6 +28,19 @@ public enum KeyboardAction: Hashable, Sendable {
     case none
     /// Sends this key to the virtual keyboard unchanged.
     case key(KeyCode)
+    /// KeyboardKit's "hide the keyboard". A physical keyboard cannot hide; what Keyhold shows on
+    /// its own is the callout picker, so the standard handler closes an open callout on release,
+    /// keeping what it shows.
+    case dismissKeyboard
+    /// KeyboardKit's image key. Linux keyboards have no image keys: the standard handler does
+    /// nothing with it (the key passes through unchanged); custom handlers give it a meaning.
+    case image(description: String, keyboardImageName: String, imageName: String)
+
+    /// What one gesture does on an action: a closure run with the text proxy.
+    public typealias GestureAction = (KeyboardController) -> Void
+
+    /// KeyboardKit's shorthand for the return key, `.primary(.return)`.
+    public static var `return`: KeyboardAction { .primary(.return) }
 
     /// KeyboardKit's primary (return) key kinds.
     public enum PrimaryType: String, Hashable, Sendable, CaseIterable {
@@ -46,7 +59,7 @@ public enum KeyboardAction: Hashable, Sendable {
     public var isSystemAction: Bool {
         switch self {
         case .shift, .capsLock, .control, .option, .command, .keyboardType, .nextLocale, .primary, .escape,
-             .moveCursorBackward, .moveCursorForward, .custom:
+             .moveCursorBackward, .moveCursorForward, .custom, .dismissKeyboard:
             return true
         default: return false
         }

@@ -11,4 +11,10 @@ public protocol KeyboardActionHandler: AnyObject {
 extension KeyboardActionHandler {
     /// Handles a press, as KeyboardKit's `handle(_:)`.
     public func handle(_ action: KeyboardAction) { handle(.press, on: action) }
+
+    /// Takes an autocomplete suggestion: types its text.
+    public func handle(_ suggestion: Autocomplete.Suggestion) { handle(.press, on: .text(suggestion.text)) }
 }
+
+/// KeyboardKit's other name for the standard action handler.
+public typealias StandardActionHandler = StandardKeyboardActionHandler

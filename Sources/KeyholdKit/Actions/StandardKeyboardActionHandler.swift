@@ -1,8 +1,10 @@
 /// KeyboardKit's standard action handler, for physical keys: characters type on press, backspace
 /// deletes, a long press on a character opens its callouts, and every handled gesture triggers
-/// feedback. Subclass it and override `action(for:on:)` to change what a gesture does.
+/// feedback. Subclass it and override `action(for:on:)` to change what a gesture does. (Its own
+/// helpers are `standard…Action(for:)`, so a subclass may name its helpers as KeyboardKit's
+/// articles do, `longPressAction(for:)` and `releaseAction(for:)`, without clashing.)
 open class StandardKeyboardActionHandler: KeyboardActionHandler {
-    public typealias GestureAction = (KeyboardController) -> Void
+    public typealias GestureAction = KeyboardAction.GestureAction
 
     public var keyboardController: KeyboardController
     public unowned var keyboardContext: KeyboardContext
@@ -17,6 +19,18 @@ open class StandardKeyboardActionHandler: KeyboardActionHandler {
         self.feedbackHandler = feedbackHandler
     }
 
+    /// The standard handler of a controller's services, as KeyboardKit subclasses are made;
+    /// `keyboardController` types elsewhere than the services' text proxy. (Its second parameter
+    /// lets a subclass declare its own `init(inputViewController:)`, as KeyboardKit's articles
+    /// do, without `override`, and still call this one.)
+    public init(inputViewController: KeyboardInputViewController, keyboardController: KeyboardController? = nil) {
+        let services = inputViewController.services
+        self.keyboardController = keyboardController ?? services.keyboardController
+        keyboardContext = services.keyboardContext
+        calloutContext = services.calloutContext; calloutActionProvider = services.calloutActionProvider
+        feedbackHandler = services.feedbackHandler
+    }
+
     /// The key whose gesture is being handled (the context's; callouts remember it).
     public var currentKey: KeyCode? { keyboardContext.currentKey }
 
@@ -24,9 +38,10 @@ open class StandardKeyboardActionHandler: KeyboardActionHandler {
         self.action(for: gesture, on: action) != nil
     }
 
+    /// Runs what the gesture does, if anything, then its feedback (which the feedback handler may
+    /// give a gesture that does nothing, as a heavy haptic on a long-pressed return).
     open func handle(_ gesture: KeyboardGesture, on action: KeyboardAction) {
-        guard let gestureAction = self.action(for: gesture, on: action) else { return }
-        gestureAction(keyboardController)
+        self.action(for: gesture, on: action)?(keyboardController)
         triggerFeedback(for: gesture, on: action)
     }
 
@@ -37,11 +52,15 @@ open class StandardKeyboardActionHandler: KeyboardActionHandler {
     /// What `gesture` does on `action`, or nil when it does nothing.
     open func action(for gesture: KeyboardGesture, on action: KeyboardAction) -> GestureAction? {
         switch gesture {
-        case .press: return pressAction(for: action)
-        case .release: return releaseAction(for: action)
+        case .press: return standardPressAction(for: action)
+        case .release: return standardReleaseAction(for: action)
+        case .tap:
+            let press = standardPressAction(for: action), release = standardReleaseAction(for: action)
+            guard press != nil || release != nil else { return nil }
+            return { press?($0); release?($0) }
         case .repeatPress:
             // A `.key` is held down on the virtual keyboard, which repeats it itself.
-            return action.repeatsWhenHeld ? pressAction(for: action) : nil
+            return action.repeatsWhenHeld ? standardPressAction(for: action) : nil
         case .longPress:
             // A long press on a character opens its callouts, if it has any.
             guard case .character = action, !calloutActionProvider.calloutActions(for: action).isEmpty else { return nil }
@@ -50,7 +69,8 @@ open class StandardKeyboardActionHandler: KeyboardActionHandler {
         }
     }
 
-    open func pressAction(for action: KeyboardAction) -> GestureAction? {
+    /// What a press does: type, delete, hold a key down, switch a layer or locale.
+    open func standardPressAction(for action: KeyboardAction) -> GestureAction? {
         switch action {
         case .character(let text), .text(let text), .emoji(let text): return { $0.insertText(text) }
         case .space: return { $0.insertText(" ") }
@@ -75,11 +95,14 @@ open class StandardKeyboardActionHandler: KeyboardActionHandler {
             }
         case .nextLocale: return { [weak self] _ in self?.keyboardContext.selectNextLocale() }
         case .none: return { _ in }   // handled by doing nothing: the key is swallowed
-        case .custom: return nil
+        case .custom, .image, .dismissKeyboard: return nil
         }
     }
 
-    open func releaseAction(for action: KeyboardAction) -> GestureAction? {
+    /// What a release does: let go of a key-like action's key.
+    open func standardReleaseAction(for action: KeyboardAction) -> GestureAction? {
+        // KeyboardKit dismisses on release; what Keyhold shows is the callout picker.
+        if action == .dismissKeyboard { return { [weak self] _ in self?.calloutContext.close() } }
         guard let key = Self.outputKey(for: action) else { return nil }
         let modifier = keyboardContext.modifierMap.modifiers(of: key)
         return { [weak self] in

@@ -6,7 +6,8 @@
 /// uppercase character are uppercased one by one, the locale's way (ß becomes ẞ, Turkish i
 /// becomes İ).
 open class StandardCalloutActionProvider: CalloutActionProvider {
-    public unowned var keyboardContext: KeyboardContext
+    /// Whose locale picks the candidates.
+    public var keyboardContext: KeyboardContext
     /// Candidates per base character from `[callouts.custom]`; they replace the locales' lists.
     public var customCandidates: [Character: [String]]
     /// One provider per locale; a later one replaces an earlier one with the same key.
@@ -22,6 +23,12 @@ open class StandardCalloutActionProvider: CalloutActionProvider {
         self.keyboardContext = keyboardContext; self.customCandidates = customCandidates
         self.localizedProviders = localizedProviders
         indexProviders()
+    }
+
+    /// The standard provider with every built-in locale, following a context of its own until it
+    /// is installed in a controller's services, which give it theirs.
+    public convenience init() {
+        self.init(keyboardContext: KeyboardContext())
     }
 
     open func calloutActions(for action: KeyboardAction) -> [KeyboardAction] {

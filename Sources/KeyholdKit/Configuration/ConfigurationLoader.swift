@@ -452,7 +452,7 @@ public enum ConfigurationLoader {
                     if let binding = dualRole(gestures, at: p) { layer[key] = binding }
                 } else if let gestures = value.table {
                     var actions: [KeyboardGesture: KeyboardAction] = [:]
-                    let names = KeyboardGesture.allCases.map(\.configName)
+                    let names = KeyboardGesture.configurable.map(\.configName)
                     var valid = true
                     for gestureName in gestures.keys {
                         let gp = p + [.key(gestureName)]
@@ -598,7 +598,7 @@ public enum ConfigurationLoader {
             if let s = string(t, "gesture", at: path) {
                 gesture = KeyboardGesture(configName: s)
                 if gesture == nil {
-                    let names = KeyboardGesture.allCases.map(\.configName)
+                    let names = KeyboardGesture.configurable.map(\.configName)
                     fail(path + [.key("gesture")], "unknown gesture '\(s)' (one of \(names.joined(separator: ", ")))",
                          suggest: Spelling.nearest(to: s, in: names))
                 }

@@ -144,8 +144,11 @@ public final class KeyholdEngine {
             forwardDown(key); return
         }
         let handler = services.actionHandler
-        // A press the handler cannot handle leaves the key as if Keyhold were not there.
-        guard handler.canHandle(.press, on: action) else { forwardDown(key); return }
+        // A key whose press, release and long press the handler can do nothing with is left as
+        // if Keyhold were not there; one it acts on at release or long press only (KeyboardKit's
+        // image key) is the handler's, and its press types nothing.
+        guard binding != nil || [KeyboardGesture.press, .release, .longPress].contains(where: { handler.canHandle($0, on: action) })
+        else { forwardDown(key); return }
         let i = Int(key.rawValue)
         routes[i] = .handled
         actions[i] = action

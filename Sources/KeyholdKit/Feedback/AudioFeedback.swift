@@ -38,3 +38,13 @@ public final class SilentAudioEngine: AudioFeedbackEngine {
     public init() {}
     public func play(_ feedback: AudioFeedback) {}
 }
+
+extension AudioFeedback {
+    /// Where `trigger()` plays, and the standard feedback handler too unless it was given an
+    /// engine of its own. Replace it to hear feedback elsewhere; the daemon sets its ALSA engine.
+    /// Used from the input thread only.
+    nonisolated(unsafe) public static var engine: AudioFeedbackEngine = SilentAudioEngine()
+
+    /// Plays this sound on `AudioFeedback.engine`, without a feedback handler.
+    public func trigger() { AudioFeedback.engine.play(self) }
+}

@@ -17,3 +17,13 @@ public final class SilentHapticEngine: HapticFeedbackEngine {
     public init() {}
     public func play(_ feedback: HapticFeedback) {}
 }
+
+extension HapticFeedback {
+    /// Where `trigger()` plays, and the standard feedback handler too unless it was given an
+    /// engine of its own. Replace it to feel feedback elsewhere; the daemon sets its force-feedback
+    /// engine. Used from the input thread only.
+    nonisolated(unsafe) public static var engine: HapticFeedbackEngine = SilentHapticEngine()
+
+    /// Plays this pattern on `HapticFeedback.engine`, without a feedback handler.
+    public func trigger() { HapticFeedback.engine.play(self) }
+}

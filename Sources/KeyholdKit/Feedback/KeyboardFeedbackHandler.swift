@@ -10,12 +10,25 @@ public protocol KeyboardFeedbackHandler: AnyObject {
 /// press and double tap, a medium impact on long press. Configuration overrides come first.
 open class StandardKeyboardFeedbackHandler: KeyboardFeedbackHandler {
     public var settings: KeyboardFeedbackSettings
-    public var audioEngine: AudioFeedbackEngine
-    public var hapticEngine: HapticFeedbackEngine
+    private var ownAudioEngine: AudioFeedbackEngine?
+    private var ownHapticEngine: HapticFeedbackEngine?
 
-    public init(settings: KeyboardFeedbackSettings, audioEngine: AudioFeedbackEngine = SilentAudioEngine(),
-                hapticEngine: HapticFeedbackEngine = SilentHapticEngine()) {
-        self.settings = settings; self.audioEngine = audioEngine; self.hapticEngine = hapticEngine
+    /// Plays the sounds: the one given, else `AudioFeedback.engine`.
+    public var audioEngine: AudioFeedbackEngine {
+        get { ownAudioEngine ?? AudioFeedback.engine }
+        set { ownAudioEngine = newValue }
+    }
+    /// Plays the haptics: the one given, else `HapticFeedback.engine`.
+    public var hapticEngine: HapticFeedbackEngine {
+        get { ownHapticEngine ?? HapticFeedback.engine }
+        set { ownHapticEngine = newValue }
+    }
+
+    /// Without engines it plays on the static ones (`AudioFeedback.engine`,
+    /// `HapticFeedback.engine`); installed in a controller's services, it plays on theirs.
+    public init(settings: KeyboardFeedbackSettings = KeyboardFeedbackSettings(), audioEngine: AudioFeedbackEngine? = nil,
+                hapticEngine: HapticFeedbackEngine? = nil) {
+        self.settings = settings; self.ownAudioEngine = audioEngine; self.ownHapticEngine = hapticEngine
     }
 
     open func triggerFeedback(for gesture: KeyboardGesture, on action: KeyboardAction) {
@@ -37,9 +50,9 @@ open class StandardKeyboardFeedbackHandler: KeyboardFeedbackHandler {
     /// The standard sound for a gesture on an action, before overrides.
     open func audioFeedback(for gesture: KeyboardGesture, on action: KeyboardAction) -> AudioFeedback? {
         switch (gesture, action) {
-        case (.press, .backspace), (.repeatPress, .backspace): return .delete
-        case (.press, _) where action.isInputAction: return .input
-        case (.press, _) where action.isSystemAction: return .system
+        case (.press, .backspace), (.repeatPress, .backspace), (.tap, .backspace): return .delete
+        case (.press, _) where action.isInputAction, (.tap, _) where action.isInputAction: return .input
+        case (.press, _) where action.isSystemAction, (.tap, _) where action.isSystemAction: return .system
         default: return nil
         }
     }
@@ -48,7 +61,7 @@ open class StandardKeyboardFeedbackHandler: KeyboardFeedbackHandler {
     open func hapticFeedback(for gesture: KeyboardGesture, on action: KeyboardAction) -> HapticFeedback? {
         guard action != .none else { return nil }
         switch gesture {
-        case .press, .doubleTap: return .lightImpact
+        case .press, .doubleTap, .tap: return .lightImpact
         case .longPress: return .mediumImpact
         case .release, .repeatPress: return nil
         }

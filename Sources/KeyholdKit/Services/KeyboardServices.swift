@@ -19,17 +19,39 @@ open class KeyboardServices {
     public var keyboardController: KeyboardController {
         didSet { standardActionHandler?.keyboardController = keyboardController }
     }
+    /// A standard provider made without a context (`StandardCalloutActionProvider()`) is given
+    /// this keyboard's, so it follows the active locale.
     public var calloutActionProvider: CalloutActionProvider {
-        didSet { standardActionHandler?.calloutActionProvider = calloutActionProvider }
+        didSet {
+            (calloutActionProvider as? StandardCalloutActionProvider)?.keyboardContext = keyboardContext
+            standardActionHandler?.calloutActionProvider = calloutActionProvider
+        }
     }
+    /// A standard feedback handler put here plays on these services' engines, when they have
+    /// been given some (the daemon's ALSA and force-feedback engines).
     public var feedbackHandler: KeyboardFeedbackHandler {
-        didSet { standardActionHandler?.feedbackHandler = feedbackHandler }
+        didSet {
+            wireFeedbackEngines()
+            standardActionHandler?.feedbackHandler = feedbackHandler
+        }
     }
+    private var ownAudioEngine: AudioFeedbackEngine?
+    private var ownHapticEngine: HapticFeedbackEngine?
+    /// The engine feedback sounds play on: the one given, else `AudioFeedback.engine`.
     public var audioEngine: AudioFeedbackEngine {
-        didSet { standardFeedbackHandler?.audioEngine = audioEngine }
+        get { ownAudioEngine ?? AudioFeedback.engine }
+        set { ownAudioEngine = newValue; wireFeedbackEngines() }
     }
+    /// The engine haptics play on: the one given, else `HapticFeedback.engine`.
     public var hapticEngine: HapticFeedbackEngine {
-        didSet { standardFeedbackHandler?.hapticEngine = hapticEngine }
+        get { ownHapticEngine ?? HapticFeedback.engine }
+        set { ownHapticEngine = newValue; wireFeedbackEngines() }
+    }
+
+    private func wireFeedbackEngines() {
+        guard let standard = standardFeedbackHandler else { return }
+        if let ownAudioEngine { standard.audioEngine = ownAudioEngine }
+        if let ownHapticEngine { standard.hapticEngine = ownHapticEngine }
     }
     public var actionHandler: KeyboardActionHandler
 
@@ -50,16 +72,14 @@ open class KeyboardServices {
             localizedProviders: StandardCalloutActionProvider.standardLocalizedProviders
                 + configuration.callouts.customLocales.sorted { $0.key < $1.key }
                 .map { TableCalloutActionProvider(localeKey: $0.key, table: $0.value) })
-        let audio = SilentAudioEngine(), haptic = SilentHapticEngine()
-        let feedback = StandardKeyboardFeedbackHandler(settings: configuration.feedback, audioEngine: audio, hapticEngine: haptic)
+        // No engines of its own: it plays on the static ones until the services are given some.
+        let feedback = StandardKeyboardFeedbackHandler(settings: configuration.feedback)
         self.keyboardContext = context
         self.calloutContext = callouts
         self.layout = layout
         self.unicodeMethod = configuration.output.unicodeMethod.resolved(for: .console).method
         self.keyboardController = controller
         self.calloutActionProvider = provider
-        self.audioEngine = audio
-        self.hapticEngine = haptic
         self.feedbackHandler = feedback
         self.actionHandler = StandardKeyboardActionHandler(
             keyboardController: controller, keyboardContext: context, calloutContext: callouts,

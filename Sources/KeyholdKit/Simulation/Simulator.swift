@@ -4,6 +4,8 @@ public final class Simulator: EngineObserver {
     public let engine: KeyholdEngine
     public private(set) var trace: [TraceEntry] = []
     public var recordsTrace: Bool
+    /// The controller whose services the engine runs, when made from one.
+    public private(set) var controller: KeyboardInputViewController?
 
     public init(configuration: KeyholdConfiguration = KeyholdConfiguration(), layout: KeyboardLayout = USLayout(),
                 keyboardContext: KeyboardContext? = nil, calloutContext: CalloutContext? = nil,
@@ -12,6 +14,20 @@ public final class Simulator: EngineObserver {
         let recorder = OutputRecorder()
         engine = KeyholdEngine(configuration: configuration, output: recorder, layout: layout,
                                keyboardContext: keyboardContext, calloutContext: calloutContext)
+        self.recordsTrace = recordsTrace
+        recorder.simulator = self
+        engine.observer = self
+    }
+
+    /// A keyboard driven by a controller of this type, as the daemon drives one: its
+    /// `viewDidLoad()` installs services before the first event.
+    public init(controller type: KeyboardInputViewController.Type, configuration: KeyholdConfiguration = KeyholdConfiguration(),
+                layout: KeyboardLayout = USLayout(), recordsTrace: Bool = true) {
+        application = SimulatedApplication(layout: layout, composeKey: configuration.output.composeKey)
+        let recorder = OutputRecorder()
+        let controller = type.init(configuration: configuration, output: recorder, layout: layout)
+        self.controller = controller
+        engine = controller.start()
         self.recordsTrace = recordsTrace
         recorder.simulator = self
         engine.observer = self

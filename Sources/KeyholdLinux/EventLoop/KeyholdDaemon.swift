@@ -18,6 +18,11 @@ public final class KeyholdDaemon {
     /// Called with every engine the daemon builds (at start and after each reload), before it
     /// sees any event: replace services here, as KeyboardKit users do.
     public var prepareEngine: ((KeyholdEngine) -> Void)?
+    /// The controller type the daemon drives the keyboard with: a subclass installs its own
+    /// services in `viewDidLoad()`.
+    public var controllerType: KeyboardInputViewController.Type = KeyboardInputViewController.self
+    /// The running controller (rebuilt on reload); nil before `run()`.
+    public private(set) var controller: KeyboardInputViewController?
     /// Pause between releasing every key and destroying the virtual keyboard at shutdown, so
     /// programs read the releases before the device vanishes (evdev returns ENODEV, not queued
     /// events, once a device is gone).
@@ -184,19 +189,27 @@ public final class KeyholdDaemon {
     /// `[feedback]` unchanged so the PCM is not reopened.
     private var feedback: (settings: KeyboardFeedbackSettings, audio: AudioFeedbackEngine, haptic: HapticFeedbackEngine)?
 
+    /// Makes the controller for the configuration, gives its services the daemon's engines and
+    /// state, loads it (`viewDidLoad()`: a subclass installs its services) and starts its engine.
     private func buildEngine() {
-        let engine = KeyholdEngine(configuration: configuration, output: outputQueue, layout: layout)
+        let controller = controllerType.init(configuration: configuration, output: outputQueue, layout: layout)
+        let services = controller.services
         if feedback?.settings != configuration.feedback {
             feedback = (configuration.feedback, LinuxFeedbackEngines.audio(for: configuration.feedback),
                         LinuxFeedbackEngines.haptic(for: configuration.feedback))
         }
         if let feedback {
-            engine.services.audioEngine = feedback.audio
-            engine.services.hapticEngine = feedback.haptic
+            services.audioEngine = feedback.audio
+            services.hapticEngine = feedback.haptic
+            // `AudioFeedback.input.trigger()` in a custom handler plays on the same device.
+            AudioFeedback.engine = feedback.audio
+            HapticFeedback.engine = feedback.haptic
         }
-        engine.services.unicodeMethod = unicodeMethod.method
-        engine.services.keyboardContext.isCapsLockOn = virtualKeyboard.leds.capsLock
-        engine.services.keyboardContext.isNumLockOn = virtualKeyboard.leds.numLock
+        services.unicodeMethod = unicodeMethod.method
+        services.keyboardContext.isCapsLockOn = virtualKeyboard.leds.capsLock
+        services.keyboardContext.isNumLockOn = virtualKeyboard.leds.numLock
+        let engine = controller.start()
+        self.controller = controller
         engine.onPanic = { [unowned self] in self.stop(.panic) }
         engine.isPaused = paused
         engine.observer = control

@@ -1,0 +1,5 @@
+import Glibc
+import KeyholdLinux
+import SmartQuotes
+
+exit(KeyholdDaemon.run(SmartQuotesKeyboardViewController.self))
