@@ -14,5 +14,20 @@ let package = Package(
             name: "FuzzConfiguration",
             dependencies: ["FuzzSupport", .product(name: "KeyholdKit", package: "Keyhold")]
         ),
+        // The control socket's request parser.
+        .executableTarget(
+            name: "FuzzControlRequest",
+            dependencies: ["FuzzSupport", .product(name: "KeyholdLinux", package: "Keyhold")]
+        ),
+        // keyhold simulate's script parser, and the scripts run.
+        .executableTarget(
+            name: "FuzzSimulationScript",
+            dependencies: ["FuzzSupport", .product(name: "KeyholdKit", package: "Keyhold")]
+        ),
+        // The engine: random key sequences, then no key may be held on the output.
+        .executableTarget(
+            name: "FuzzEngine",
+            dependencies: ["FuzzSupport", .product(name: "KeyholdKit", package: "Keyhold")]
+        ),
     ]
 )

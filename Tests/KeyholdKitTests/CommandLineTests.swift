@@ -89,6 +89,22 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(run.stderr, "keyhold: \(bad.path):1:2: syntax error: expected a key, found '{'\n")
     }
 
+    /// Scripts that once crashed `keyhold simulate` (found by `scripts/fuzz simulation-script`):
+    /// each is an error naming its step, exit 2.
+    func testSimulateScriptsThatOnceCrashed() throws {
+        let dir = ConfigurationTests.repositoryRoot.appendingPathComponent("Fuzz/Regressions/simulation-script")
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
+        XCTAssertTrue(files.contains("time-overflow.txt"))
+        for name in files {
+            let script = try String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8)
+            let result = try keyhold("simulate", script)
+            XCTAssertEqual(result.status, 2, "\(name): \(result.stderr)")
+            XCTAssertTrue(result.stderr.hasPrefix("keyhold simulate: step "), "\(name): \(result.stderr)")
+        }
+        XCTAssertEqual(try keyhold("simulate", "d:e t:20155555555555530 u:2").stderr,
+                       "keyhold simulate: step 2 't:20155555555555530': time is at most 86400000 ms (a day) per step\n")
+    }
+
     func testComposeFileCoversCallouts() throws {
         let table = try keyhold("compose-file").stdout
         XCTAssertTrue(table.contains("<Multi_key> <Multi_key> <0> <0> <0> <0> <e> <9> : \"é\" U00E9"))

@@ -6,7 +6,8 @@ public final class KeyholdEngine {
     public let services: KeyboardServices
     public var bindings: KeyBindings
     public var recognizer: GestureRecognizer
-    public var observer: EngineObserver?
+    /// Weak: an observer (the simulator, the control server) owns or outlives the engine.
+    public weak var observer: EngineObserver?
     /// Called when Backspace+Escape+Enter are held together; the daemon exits.
     public var onPanic: (() -> Void)?
     /// Whether handled keys and callouts are active; paused, every key is forwarded. Pausing
