@@ -19,7 +19,8 @@
 #             first, so it is provably open), then recreated: nothing held on the virtual
 #             keyboard, typing works again and closes the callout keeping è
 #   reload    SIGHUP with a broken config (a wrong key; `[{`, which once aborted the parser) keeps
-#             the running one and logs file:line: key; a valid one is applied; a dual-role
+#             the running one and logs file:line: key; a valid one is applied (a Shift held
+#             across it stays held for the next letter); a dual-role
 #             Caps Lock then gives ^C held with c and Escape tapped alone
 #   auto      unicode_method = "auto": console on a text VT; a switch to a VT in graphics mode
 #             makes it ctrl-shift-u (seen on the virtual keyboard), and back
@@ -341,11 +342,20 @@ EOF
   check "SIGHUP, valid config: reloaded" wait_log 10 "reloaded configuration from $CFG"
   vt_clear; src_send kb "d e" "t 600" "u e" "t 50" "d KEY_1" "u KEY_1"
   check "SIGHUP, valid config: custom candidates apply (e 1 -> ê)" vt_expect 'e\177\303\252'
+  # Shift held while a changed configuration is loaded: it stays held for the next letter.
+  vt_clear; src_send kb "d KEY_LEFTSHIFT"
+  check "Shift held before the reload" keystate_is "$KH_DEV" "held: 42"
+  printf '[callouts]\nenabled = true\n\n[callouts.custom]\ne = ["ê", "é", "ë"]\n' > "$CFG"
+  kill -HUP "$KH_PID"
+  check "SIGHUP with Shift held: reloaded" wait_log 10 "reloaded configuration from $CFG" 2
+  src_send kb "d a" "u a" "u KEY_LEFTSHIFT"
+  check "SIGHUP with Shift held: the next letter is upper case (A)" vt_expect 'A'
+  check "SIGHUP with Shift held: nothing held after Shift is released" keystate_is "$KH_DEV" "held: none"
   # A dual-role Caps Lock (keyd's overload): held it is Ctrl at once, tapped alone it is Escape.
   cp "$CFG" "$E2E_WORK/custom.toml"
   printf '[bindings]\ncapslock = { tap = "escape", hold = "control" }\n' > "$CFG"
   kill -HUP "$KH_PID"
-  check "SIGHUP, dual-role Caps Lock: reloaded" wait_log 10 "reloaded configuration from $CFG" 2
+  check "SIGHUP, dual-role Caps Lock: reloaded" wait_log 10 "reloaded configuration from $CFG" 3
   vt_clear; src_send kb "d KEY_CAPSLOCK" "t 30" "d KEY_C" "t 40" "u KEY_C" "t 20" "u KEY_CAPSLOCK"
   check "dual-role Caps Lock held + c (30 ms after it) reaches the VT as ^C (0x03)" vt_expect '\003'
   vt_clear; src_send kb "d KEY_CAPSLOCK" "t 80" "u KEY_CAPSLOCK"
@@ -353,7 +363,7 @@ EOF
   check "dual-role Caps Lock: nothing held on the virtual keyboard" keystate_is "$KH_DEV" "held: none"
   cp "$E2E_WORK/custom.toml" "$CFG"
   kill -HUP "$KH_PID"
-  wait_log 10 "reloaded configuration from $CFG" 3
+  wait_log 10 "reloaded configuration from $CFG" 4
   vt_stop
 
   # ---- unicode_method = "auto" follows the active VT (no logind here: the VT's own mode) ----

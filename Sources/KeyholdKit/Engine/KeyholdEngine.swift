@@ -296,6 +296,48 @@ public final class KeyholdEngine {
         services.feedbackHandler.triggerFeedback(for: .press, on: forwardedAction(for: key))
     }
 
+    /// What a reload carries from the running engine to the next, so that a key held across it
+    /// stays held (a Shift held while the configuration is reloaded still capitalises the next
+    /// letter) and the layer and locale stay as they were.
+    public struct HeldState: Sendable {
+        /// Keys down and passed through: down on the output, to be released by the next engine.
+        public var forwarded: [KeyCode] = []
+        public var keyboardType: KeyboardType = .alphabetic
+        public var locale: String = "en"
+    }
+
+    /// Ends this engine's own work for a successor: closes an open callout, drops pending
+    /// gestures, lets go of what handled and dual-role keys hold on the output (their physical
+    /// releases then go nowhere), and returns the keys passed through that stay down.
+    public func handOver() -> HeldState {
+        services.calloutContext.close()
+        recognizer.cancelAll()
+        var held = HeldState(keyboardType: services.keyboardContext.keyboardType, locale: services.keyboardContext.locale)
+        held.forwarded = routes.indices.filter { routes[$0] == .forwarded }.map { KeyCode(UInt16($0)) }
+        // A layer held on a dual-role key ends with the hold: the layer under it carries over.
+        if let layer = dualRoles.lazy.compactMap(\.previousLayer).first { held.keyboardType = layer }
+        services.keyboardController.releaseAllKeys(except: held.forwarded)
+        for i in routes.indices { routes[i] = .idle; actions[i] = nil }
+        dualRoles.removeAll()
+        return held
+    }
+
+    /// Takes over from a predecessor's `handOver()`: its passed-through keys are down here too,
+    /// with the modifiers they hold in this keymap; its layer and locale apply when this
+    /// configuration still has them.
+    public func takeOver(_ held: HeldState) {
+        let context = services.keyboardContext
+        services.keyboardController.assumeDown(held.forwarded)
+        for key in held.forwarded {
+            routes[Int(key.rawValue)] = .forwarded
+            physical.set(key, down: true)
+            if let modifier = context.modifierMap.modifiers(of: key) { context.heldModifiers.formUnion(modifier) }
+        }
+        let standard: [KeyboardType] = [.alphabetic, .numeric, .symbolic, .emojis]
+        if standard.contains(held.keyboardType) || bindings.layers[held.keyboardType] != nil { context.keyboardType = held.keyboardType }
+        if context.locales.contains(held.locale) { context.locale = held.locale }
+    }
+
     /// Lets go of every key: the output releases what it holds and pending gestures are dropped.
     /// Used on shutdown, when a device vanishes mid-hold, and before suspend.
     public func releaseAll() {

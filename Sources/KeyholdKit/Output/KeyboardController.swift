@@ -13,8 +13,15 @@ public protocol KeyboardController: AnyObject {
     func keyRepeat(_ key: KeyCode)
     /// Releases every key held on the output (shutdown, unplug, suspend).
     func releaseAllKeys()
+    /// Releases every key held on the output but `kept` (a reload hands those to the next engine).
+    func releaseAllKeys(except kept: [KeyCode])
+    /// Takes keys that are already down on the output as held by this controller (a reload's
+    /// new services), so their releases go out.
+    func assumeDown(_ keys: [KeyCode])
 }
 
 extension KeyboardController {
     public func deleteBackward() { deleteBackward(times: 1) }
+    public func releaseAllKeys(except kept: [KeyCode]) { releaseAllKeys() }
+    public func assumeDown(_ keys: [KeyCode]) {}
 }

@@ -46,6 +46,14 @@ open class StandardKeyboardController: KeyboardController {
         for key in keyState.downKeys { send(key, .up) }
     }
 
+    open func releaseAllKeys(except kept: [KeyCode]) {
+        for key in keyState.downKeys where !kept.contains(key) { send(key, .up) }
+    }
+
+    open func assumeDown(_ keys: [KeyCode]) {
+        for key in keys { keyState.set(key, down: true) }
+    }
+
     /// Taps a key `times` times with no modifier held.
     public func tap(_ key: KeyCode, times: Int = 1) {
         guard times > 0 else { return }

@@ -324,12 +324,23 @@ public final class KeyholdDaemon {
             configurationSource = source
             return .reloaded(source: source)
         }
-        engine.releaseAll()
+        // Keys passed through and held (a Shift) stay held across the reload, and the layer and
+        // locale stay; what the old engine itself held is let go.
+        let held = engine.handOver()
+        if new.feedback != configuration.feedback {
+            // The sound card and force-feedback devices are closed before new engines open them.
+            feedback = nil
+            engine.services.audioEngine = SilentAudioEngine()
+            engine.services.hapticEngine = SilentHapticEngine()
+            AudioFeedback.engine = SilentAudioEngine()
+            HapticFeedback.engine = SilentHapticEngine()
+        }
         configuration = new
         layout = newLayout
         layoutNames = newNames
         outputQueue.pacing.paceMicroseconds = new.output.paceMicroseconds
         buildEngine()
+        engine.takeOver(held)
         // Device rules may have changed: let go of devices no longer wanted, take new ones.
         for (path, managed) in devices where !DevicePolicy.decide(managed.device.identity, settings: new.devices).grab {
             closeDevice(path, why: "no longer matched by [devices]")
