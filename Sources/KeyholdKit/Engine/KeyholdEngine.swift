@@ -310,16 +310,11 @@ public final class KeyholdEngine {
     /// gestures, lets go of what handled and dual-role keys hold on the output (their physical
     /// releases then go nowhere), and returns the keys passed through that stay down.
     public func handOver() -> HeldState {
-        services.calloutContext.close()
-        recognizer.cancelAll()
-        var held = HeldState(keyboardType: services.keyboardContext.keyboardType, locale: services.keyboardContext.locale)
-        held.forwarded = routes.indices.filter { routes[$0] == .forwarded }.map { KeyCode(UInt16($0)) }
-        // A layer held on a dual-role key ends with the hold: the layer under it carries over.
-        if let layer = dualRoles.lazy.compactMap(\.previousLayer).first { held.keyboardType = layer }
-        services.keyboardController.releaseAllKeys(except: held.forwarded)
-        for i in routes.indices { routes[i] = .idle; actions[i] = nil }
-        dualRoles.removeAll()
-        return held
+        let forwarded = routes.indices.filter { routes[$0] == .forwarded }.map { KeyCode(UInt16($0)) }
+        endOwnGestures()
+        let context = services.keyboardContext
+        services.keyboardController.releaseAllKeys(except: forwarded)
+        return HeldState(forwarded: forwarded, keyboardType: context.keyboardType, locale: context.locale)
     }
 
     /// Takes over from a predecessor's `handOver()`: its passed-through keys are down here too,
@@ -341,16 +336,20 @@ public final class KeyholdEngine {
     /// Lets go of every key: the output releases what it holds and pending gestures are dropped.
     /// Used on shutdown, when a device vanishes mid-hold, and before suspend.
     public func releaseAll() {
-        services.calloutContext.close()
-        recognizer.cancelAll()
-        for i in routes.indices { routes[i] = .idle; actions[i] = nil }
-        if let layer = dualRoles.first(where: { $0.previousLayer != nil })?.previousLayer {
-            services.keyboardContext.keyboardType = layer
-        }
-        dualRoles.removeAll()
+        endOwnGestures()
         physical = OutputKeyState()
         services.keyboardContext.heldModifiers = []
         services.keyboardController.releaseAllKeys()
+    }
+
+    /// Ends what the engine itself is in the middle of: an open callout, pending gestures, the
+    /// routes of keys down, and dual-role holds (a layer held on one ends with it).
+    private func endOwnGestures() {
+        services.calloutContext.close()
+        recognizer.cancelAll()
+        for i in routes.indices { routes[i] = .idle; actions[i] = nil }
+        if let layer = dualRoles.lazy.compactMap(\.previousLayer).first { services.keyboardContext.keyboardType = layer }
+        dualRoles.removeAll()
     }
 
     /// Releases the given keys as if they went up (a device that vanished held them).

@@ -21,13 +21,10 @@ public struct OutputTarget: Hashable, Sendable, CustomStringConvertible {
     public var type: String?
     /// How this was found: `logind`, `active VT`.
     public var source: String
-    /// The session's `keyhold-session` companion is connected.
-    public var hasCompanion = false
 
-    public init(kind: Kind, session: String? = nil, uid: UInt32? = nil, vt: Int? = nil, type: String? = nil,
-                source: String, hasCompanion: Bool = false) {
+    public init(kind: Kind, session: String? = nil, uid: UInt32? = nil, vt: Int? = nil, type: String? = nil, source: String) {
         self.kind = kind; self.session = session; self.uid = uid; self.vt = vt; self.type = type
-        self.source = source; self.hasCompanion = hasCompanion
+        self.source = source
     }
 
     /// A text console, for `keyhold simulate` and tests (its application is a console).

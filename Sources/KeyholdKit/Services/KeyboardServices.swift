@@ -62,9 +62,10 @@ open class KeyboardServices {
                 calloutContext: CalloutContext? = nil) {
         let context = keyboardContext ?? KeyboardContext(locales: configuration.callouts.locales)
         context.modifierMap = layout.modifierMap
+        let method = configuration.output.unicodeMethod.resolved(for: .console).method
         let callouts = calloutContext ?? CalloutContext()
         let controller = StandardKeyboardController(
-            planner: KeystrokePlanner(layout: layout, unicodeMethod: configuration.output.unicodeMethod.resolved(for: .console).method,
+            planner: KeystrokePlanner(layout: layout, unicodeMethod: method,
                                       composeKey: configuration.output.composeKey),
             output: output, keyboardContext: context)
         let provider = StandardCalloutActionProvider(
@@ -77,7 +78,7 @@ open class KeyboardServices {
         self.keyboardContext = context
         self.calloutContext = callouts
         self.layout = layout
-        self.unicodeMethod = configuration.output.unicodeMethod.resolved(for: .console).method
+        self.unicodeMethod = method
         self.keyboardController = controller
         self.calloutActionProvider = provider
         self.feedbackHandler = feedback

@@ -63,8 +63,7 @@ public final class OutputTargetWatcher {
 
     /// Reads the target again; tells `onChange` when it moved.
     public func refresh() {
-        var new = Self.currentTarget(seat: seat, logind: monitor != nil)
-        new.hasCompanion = target.hasCompanion && new.session == target.session
+        let new = Self.currentTarget(seat: seat, logind: monitor != nil)
         guard new != target else { return }
         target = new
         Log.info("keys go to: \(target)")
