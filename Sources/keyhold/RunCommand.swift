@@ -30,14 +30,8 @@ struct RunCommand: ParsableCommand {
         let explicit = config
         let daemon: KeyholdDaemon
         do {
-            daemon = try KeyholdDaemon(configuration: configuration) {
-                // SIGHUP: the same lookup as at start (a file created since then is picked up).
-                guard let path = ConfigurationFile.path(explicit: explicit) else {
-                    return (try ConfigurationLoader.load(text: ConfigurationLoader.defaultText, file: "(embedded default)"),
-                            "(embedded default)")
-                }
-                return (try ConfigurationLoader.load(path: path), path)
-            }
+            // SIGHUP: the same lookup as at start (a file created since then is picked up).
+            daemon = try KeyholdDaemon(configuration: configuration) { try ConfigurationLocation.load(explicit: explicit) }
         } catch {
             Log.error("\(error)")
             if case .configuration = error { throw ExitCode(2) }
@@ -45,8 +39,9 @@ struct RunCommand: ParsableCommand {
         }
         daemon.controlPath = control == "none" ? nil : (control ?? ControlSocketPath.forDaemon())
         daemon.version = KeyholdVersion.current
-        daemon.configurationSource = ConfigurationFile.path(explicit: config) ?? "(embedded default)"
-        Log.info("keyhold \(KeyholdVersion.current) starting, configuration \(ConfigurationFile.path(explicit: config) ?? "(embedded default)")")
+        let source = ConfigurationFile.path(explicit: config) ?? ConfigurationLocation.embeddedDefault
+        daemon.configurationSource = source
+        Log.info("keyhold \(KeyholdVersion.current) starting, configuration \(source)")
         let status = daemon.run()
         if status != 0 { throw ExitCode(status) }
     }

@@ -4,8 +4,8 @@ import KeyholdKit
 extension KeyholdDaemon {
     /// Runs a daemon of your own in one call: the keyboard driven by `controller` (a
     /// `KeyboardInputViewController` subclass that installs its services in `viewDidLoad()`),
-    /// the configuration from `--config FILE` among `arguments`, else /etc/keyhold/config.toml
-    /// when it exists, else the built-in default; SIGHUP reloads it. Returns the exit status: 0
+    /// the configuration from `--config FILE` among `arguments`, else where `keyhold run` looks
+    /// (`ConfigurationLocation`); SIGHUP reloads it. Returns the exit status: 0
     /// after a clean stop, 1 when the daemon cannot run, 2 for a broken configuration.
     ///
     ///     exit(KeyholdDaemon.run(MyKeyboardViewController.self))
@@ -13,17 +13,10 @@ extension KeyholdDaemon {
                            arguments: [String] = CommandLine.arguments) -> Int32 {
         var path: String?
         if let i = arguments.firstIndex(of: "--config"), i + 1 < arguments.count { path = arguments[i + 1] }
-        let load = { () throws(ConfigurationError) -> (configuration: KeyholdConfiguration, source: String) in
-            if let path { return (try ConfigurationLoader.load(path: path), path) }
-            if let system = try ConfigurationLoader.loadIfPresent(path: ConfigurationLoader.systemPath) {
-                return (system, ConfigurationLoader.systemPath)
-            }
-            return (ConfigurationLoader.defaultConfiguration, "(embedded default)")
-        }
         let daemon: KeyholdDaemon
         do {
-            let (configuration, source) = try load()
-            daemon = try KeyholdDaemon(configuration: configuration, reload: { try load() })
+            let (configuration, source) = try ConfigurationLocation.load(explicit: path)
+            daemon = try KeyholdDaemon(configuration: configuration, reload: { try ConfigurationLocation.load(explicit: path) })
             daemon.configurationSource = source
         } catch let error as ConfigurationError {
             Log.error("\(error)")
