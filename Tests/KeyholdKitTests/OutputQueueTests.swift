@@ -27,7 +27,7 @@ final class OutputQueueTests: XCTestCase {
     }
 
     func testDefaultPacing() {
-        XCTAssertEqual(OutputQueue.Pacing(), .init(burst: 8, pauseMicroseconds: 4_000, paceMicroseconds: 0))
+        XCTAssertEqual(OutputQueue.Pacing(), .init(burst: 4, pauseMicroseconds: 8_000, paceMicroseconds: 0))
     }
 
     func testTypingAtNormalSpeedGoesStraightThrough() {
