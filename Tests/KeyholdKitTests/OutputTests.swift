@@ -39,6 +39,37 @@ final class OutputTests: XCTestCase {
         ])
     }
 
+    /// The session method hands the characters the layout lacks to the companion, with every
+    /// held modifier lifted first (Ctrl+é would be a shortcut), and a ctrl-shift-u fallback.
+    func testSessionMethodHandsOffWithModifiersLifted() {
+        final class Companion: OutputCompanion {
+            var texts: [String] = []
+            weak var queue: OutputQueue?
+            func type(_ text: String, id: UInt64) { texts.append(text); queue?.acknowledge(id) }
+        }
+        let app = SimulatedApplication()
+        let queue = OutputQueue(sink: app, pacing: .init(burst: 1000), clock: { .zero })
+        let companion = Companion()
+        companion.queue = queue
+        queue.companion = companion
+        queue.handOffSettleMicroseconds = 0
+        let context = KeyboardContext()
+        let controller = StandardKeyboardController(
+            planner: KeystrokePlanner(layout: USLayout(), unicodeMethod: .session), output: queue, keyboardContext: context)
+        controller.keyDown(.leftCtrl)
+        controller.insertText("aé€")
+        controller.keyUp(.leftCtrl)
+        XCTAssertEqual(companion.texts, ["é", "€"])
+        XCTAssertEqual(app.events.map { "\($0.key) \($0.state)" }, [
+            "leftctrl down", "leftctrl up", "a down", "a up", "leftctrl down", "leftctrl up",
+        ])
+        // Without a companion the same text arrives through ctrl-shift-u.
+        queue.companion = nil
+        controller.insertText("é")
+        XCTAssertEqual(app.text.suffix(1), "é")
+        XCTAssertTrue(app.keyState.isEmpty)
+    }
+
     func testComposeMethodAndTable() {
         let app = typed("é", method: .compose)
         XCTAssertEqual(app.events.filter { $0.state == .down }.map(\.key.name), ["compose", "compose", "0", "0", "0", "0", "e", "9"])

@@ -4,6 +4,21 @@ public protocol KeyEventOutput: AnyObject {
     func send(_ key: KeyCode, _ state: KeyState)
 }
 
+/// One key transition, as a queue holds it.
+public struct KeyTransition: Hashable, Sendable {
+    public var key: KeyCode
+    public var state: KeyState
+    public init(_ key: KeyCode, _ state: KeyState) { self.key = key; self.state = state }
+}
+
+/// An output that can hand characters to the session companion (`keyhold-session`), in order
+/// with its key events: the `OutputQueue`.
+public protocol TextHandOffOutput: KeyEventOutput {
+    /// Queues `text` for the companion. `fallback` types the same text with key events; it is
+    /// used when no companion takes it or the companion does not answer in time.
+    func handOff(_ text: String, fallback: [KeyTransition])
+}
+
 /// Which keys are down on the output, so that none is ever left held.
 public struct OutputKeyState: Sendable {
     private var bits = [UInt64](repeating: 0, count: KeyCode.count / 64)

@@ -4,6 +4,8 @@ public enum KeystrokeStep: Hashable, Sendable {
     case tap(Keystroke)
     case down(KeyCode)
     case up(KeyCode)
+    /// Typed by the session companion (the `session` method), with no modifier held.
+    case handOff(Character)
 }
 
 /// Turns characters into keystrokes: the layout's own key when it has one, else the configured
@@ -28,6 +30,10 @@ public struct KeystrokePlanner {
     public func plan(_ character: Character, capsLock: Bool, into steps: inout [KeystrokeStep]) throws(PlanError) {
         if let stroke = directStroke(for: character, capsLock: capsLock) {
             steps.append(.tap(stroke))
+            return
+        }
+        if unicodeMethod == .session {
+            steps.append(.handOff(character))
             return
         }
         for scalar in character.unicodeScalars {
@@ -56,7 +62,7 @@ public struct KeystrokePlanner {
             steps.append(.down(.leftAlt))
             for digit in String(value) { steps.append(.tap(Keystroke(KeyCode.keypadDigits[Int(digit.asciiValue! - 48)]))) }
             steps.append(.up(.leftAlt))
-        case .ctrlShiftU:
+        case .ctrlShiftU, .session:   // `session` hands whole characters off above; this is its fallback
             steps += [.down(.leftCtrl), .down(.leftShift), .tap(Keystroke(.u)), .up(.leftShift), .up(.leftCtrl)]
             try appendHex(String(value, radix: 16), capsLock: capsLock, into: &steps)
             steps.append(.tap(Keystroke(.space)))

@@ -1,14 +1,28 @@
-/// Everything Keyhold types, in order, paced onto the device so that no burst overruns a reader.
+/// The session companion as the queue sees it: it types text through the desktop and calls the
+/// queue's `acknowledge(_:)` with the same id once the desktop has it.
+public protocol OutputCompanion: AnyObject {
+    func type(_ text: String, id: UInt64)
+}
+
+/// Everything Keyhold types, in order: key transitions for the virtual keyboard and characters
+/// for the session companion, paced so that no burst overruns a reader.
 ///
-/// A desktop reads the virtual keyboard through evdev, whose per-client buffer holds 64 events;
-/// each key transition is two (EV_KEY and SYN_REPORT). A long binding or a character typed
-/// through a Unicode method is dozens of transitions written at once: past the buffer the
+/// Order: a character handed to the companion goes out only after the key events before it have
+/// had `handOffSettleMicroseconds` to reach the desktop, and everything after it waits for the
+/// companion's acknowledgement, so nothing typed later overtakes it. A companion that does not
+/// answer within its deadline is reported through `onCompanionTimeout` (the daemon drops it) and
+/// the character is typed with its fallback key events instead; without a companion the fallback
+/// is used at once.
+///
+/// Pacing: a desktop reads the virtual keyboard through evdev, whose per-client buffer holds 64
+/// events; each key transition is two (EV_KEY and SYN_REPORT). A long binding or a character
+/// typed through a Unicode method is dozens of transitions written at once: past the buffer the
 /// reader gets SYN_DROPPED and characters vanish. So at most `burst` transitions go out within
-/// any `pause`; the rest waits here, in order, for `nextDeadline`, which the daemon's timer
-/// meets. Nothing sleeps: a key typed at normal speed goes straight through.
+/// any `pause`; the rest waits here for `nextDeadline`, which the daemon's timer meets. Nothing
+/// sleeps: a key typed at normal speed goes straight through.
 ///
 /// The queue reads time from its clock (the daemon's monotonic clock, a virtual one in tests).
-public final class OutputQueue: KeyEventOutput {
+public final class OutputQueue: TextHandOffOutput {
     public struct Pacing: Hashable, Sendable {
         /// Transitions written back to back at most.
         public var burst: Int
@@ -29,16 +43,34 @@ public final class OutputQueue: KeyEventOutput {
         }
     }
 
+    private enum Item {
+        case key(KeyTransition)
+        case text(String, fallback: [KeyTransition])
+    }
+
     public var pacing: Pacing
+    /// The companion of the session the keystrokes go to; nil: fallbacks are typed.
+    public weak var companion: OutputCompanion?
+    /// Called once when the companion misses a deadline, before the fallback is typed.
+    public var onCompanionTimeout: ((OutputCompanion) -> Void)?
+    /// How long key events written before a hand-off get to reach the desktop's reader (an X
+    /// server reads evdev on its own thread; the companion's events take another way in).
+    public var handOffSettleMicroseconds = 5_000
+    /// How long the companion has to acknowledge one character.
+    public var acknowledgementTimeoutMicroseconds = 500_000
+
     private let sink: KeyEventOutput
     private let clock: () -> Timestamp
-    /// Waiting transitions, oldest first, from `head` on.
-    private var waiting: [(key: KeyCode, state: KeyState)] = []
+    /// Waiting items, oldest first, from `head` on.
+    private var waiting: [Item] = []
     private var head = 0
     /// The current burst: when it began and how many transitions it wrote; nil before any.
     private var burstStart: Timestamp?
     private var burstCount = 0
     private var lastWrite: Timestamp?
+    /// The hand-off the companion has not acknowledged yet.
+    private var inFlight: (id: UInt64, deadline: Timestamp, fallback: [KeyTransition], companion: OutputCompanion)?
+    private var nextID: UInt64 = 1
 
     public init(sink: KeyEventOutput, pacing: Pacing = Pacing(), clock: @escaping () -> Timestamp) {
         self.sink = sink
@@ -47,52 +79,120 @@ public final class OutputQueue: KeyEventOutput {
         waiting.reserveCapacity(256)
     }
 
-    /// Transitions not yet written.
+    /// Items not yet written or handed off (the one in flight not counted).
     public var count: Int { waiting.count - head }
     public var isEmpty: Bool { head == waiting.count }
+    /// Whether a hand-off waits for the companion's acknowledgement.
+    public var isAwaitingCompanion: Bool { inFlight != nil }
 
     /// Queues one transition and writes what may go out now.
     public func send(_ key: KeyCode, _ state: KeyState) {
-        if isEmpty, admit(at: clock()) {
-            write(key, state)
+        if isEmpty, inFlight == nil, admit(at: clock()) {
+            write(KeyTransition(key, state))
             return
         }
-        waiting.append((key, state))
+        waiting.append(.key(KeyTransition(key, state)))
         drain()
     }
 
-    /// Writes what may go out now; the rest waits for `nextDeadline`.
+    /// Queues a character for the companion.
+    public func handOff(_ text: String, fallback: [KeyTransition]) {
+        waiting.append(.text(text, fallback: fallback))
+        drain()
+    }
+
+    /// The companion has `id`: what waited behind it may go.
+    public func acknowledge(_ id: UInt64) {
+        guard let inFlight, inFlight.id == id else { return }
+        self.inFlight = nil
+        drain()
+    }
+
+    /// The companion went away: what it had not acknowledged is typed with key events.
+    public func companionGone(_ gone: OutputCompanion) {
+        if companion === gone { companion = nil }
+        guard let inFlight, inFlight.companion === gone else { return }
+        self.inFlight = nil
+        insertAtHead(inFlight.fallback)
+        drain()
+    }
+
+    /// Writes and hands off what may go out now; the rest waits for `nextDeadline`.
     public func drain() {
         let now = clock()
-        while !isEmpty, admit(at: now) {
-            let next = waiting[head]
-            head += 1
-            write(next.key, next.state)
+        if let flight = inFlight {
+            guard now >= flight.deadline else { return }
+            inFlight = nil
+            onCompanionTimeout?(flight.companion)
+            if companion === flight.companion { companion = nil }
+            insertAtHead(flight.fallback)
         }
+        while !isEmpty {
+            switch waiting[head] {
+            case .key(let transition):
+                guard admit(at: now) else { return }
+                head += 1
+                write(transition)
+            case .text(let text, let fallback):
+                guard let companion else {
+                    head += 1
+                    insertAtHead(fallback)
+                    continue
+                }
+                if let lastWrite, now < lastWrite.adding(microseconds: handOffSettleMicroseconds) { return }
+                head += 1
+                let id = nextID
+                nextID &+= 1
+                inFlight = (id, now.adding(microseconds: acknowledgementTimeoutMicroseconds), fallback, companion)
+                companion.type(text, id: id)
+                if inFlight != nil { return }   // not acknowledged from within `type`
+            }
+        }
+        compact()
+    }
+
+    /// Writes everything now, unpaced, with fallbacks for what the companion has not typed: for
+    /// shutdown and sleep, when the releases must go out before the device goes.
+    public func drainAll() {
+        if let flight = inFlight {
+            inFlight = nil
+            insertAtHead(flight.fallback)
+        }
+        while !isEmpty {
+            let item = waiting[head]
+            head += 1
+            switch item {
+            case .key(let transition): write(transition)
+            case .text(_, let fallback): for t in fallback { write(t) }
+            }
+        }
+        compact()
+    }
+
+    /// When the queue must be drained again: the next transition's slot, the settle time before
+    /// a hand-off, or the companion's deadline; nil when nothing waits.
+    public var nextDeadline: Timestamp? {
+        if let inFlight { return inFlight.deadline }
+        guard !isEmpty else { return nil }
+        guard let lastWrite, let burstStart else { return clock() }
+        if case .text = waiting[head] {
+            return companion == nil ? clock() : lastWrite.adding(microseconds: handOffSettleMicroseconds)
+        }
+        var due = burstCount >= pacing.burst ? burstStart.adding(microseconds: pacing.pauseMicroseconds) : lastWrite
+        if pacing.paceMicroseconds > 0 { due = max(due, lastWrite.adding(microseconds: pacing.paceMicroseconds)) }
+        return due
+    }
+
+    private func insertAtHead(_ transitions: [KeyTransition]) {
+        guard !transitions.isEmpty else { return }
+        waiting.replaceSubrange(head..<head, with: transitions.map { .key($0) })
+    }
+
+    private func compact() {
         if isEmpty {
             waiting.removeAll(keepingCapacity: true)
             head = 0
         }
-    }
-
-    /// Writes everything now, unpaced: for shutdown, when the releases must go out before the
-    /// device does.
-    public func drainAll() {
-        while !isEmpty {
-            let next = waiting[head]
-            head += 1
-            write(next.key, next.state)
-        }
-        waiting.removeAll(keepingCapacity: true)
-        head = 0
-    }
-
-    /// When the next waiting transition may go out; nil when nothing waits.
-    public var nextDeadline: Timestamp? {
-        guard !isEmpty, let lastWrite, let burstStart else { return isEmpty ? nil : clock() }
-        var due = burstCount >= pacing.burst ? burstStart.adding(microseconds: pacing.pauseMicroseconds) : lastWrite
-        if pacing.paceMicroseconds > 0 { due = max(due, lastWrite.adding(microseconds: pacing.paceMicroseconds)) }
-        return due
     }
 
     /// Whether a transition may be written at `now`, starting a new burst when the last one's
@@ -108,9 +208,9 @@ public final class OutputQueue: KeyEventOutput {
         return burstCount < pacing.burst
     }
 
-    private func write(_ key: KeyCode, _ state: KeyState) {
+    private func write(_ transition: KeyTransition) {
         burstCount += 1
         lastWrite = clock()
-        sink.send(key, state)
+        sink.send(transition.key, transition.state)
     }
 }

@@ -43,13 +43,18 @@ public struct OutputTarget: Hashable, Sendable, CustomStringConvertible {
 
 extension UnicodeMethod {
     /// The method to type with at `target`: `auto` picks one (DESIGN.md, Output); any other is
-    /// used as configured. With the reason, for `keyhold status` and the log.
-    public func resolved(for target: OutputTarget) -> (method: UnicodeMethod, reason: String) {
-        guard self == .auto else { return (self, "set in the configuration") }
+    /// used as configured. `companion`: the target session's `keyhold-session` is connected
+    /// (shown as its backend). With the reason, for `keyhold status` and the log.
+    public func resolved(for target: OutputTarget, companion: String? = nil) -> (method: UnicodeMethod, reason: String) {
+        guard self == .auto else {
+            if self == .session && companion == nil { return (self, "set in the configuration; no companion yet: ctrl-shift-u") }
+            return (self, "set in the configuration")
+        }
         switch target.kind {
         case .textConsole:
             return (.console, "auto: \(target)")
         case .graphical:
+            if let companion { return (.session, "auto: \(target), keyhold-session connected (\(companion))") }
             return (.ctrlShiftU, "auto: \(target), no keyhold-session companion")
         case .unknown:
             return (.console, "auto: where keys go is unknown (\(target.source)); the console's method")

@@ -75,6 +75,14 @@ open class StandardKeyboardController: KeyboardController {
         case .up(let key):
             planHeld.subtract(map.modifiers(of: key) ?? [])
             send(key, .up)
+        case .handOff(let character):
+            liftModifiers(except: [], into: &lifted)
+            let fallback = fallbackTransitions(for: character)
+            if let companionOutput = output as? TextHandOffOutput {
+                companionOutput.handOff(String(character), fallback: fallback)
+            } else {
+                for t in fallback { output.send(t.key, t.state) }
+            }
         case .tap(let stroke):
             liftModifiers(except: stroke.modifiers.union(planHeld), into: &lifted)
             let missing = stroke.modifiers.keys.compactMap { standard -> KeyCode? in
@@ -87,6 +95,29 @@ open class StandardKeyboardController: KeyboardController {
             send(stroke.key, .down); send(stroke.key, .up)
             for key in missing.reversed() { send(key, .up) }
         }
+    }
+
+    /// `character` typed with `ctrl-shift-u` instead, as transitions that leave every key as it
+    /// was: what the queue types when the companion does not.
+    private func fallbackTransitions(for character: Character) -> [KeyTransition] {
+        var fallbackPlanner = planner
+        fallbackPlanner.unicodeMethod = .ctrlShiftU
+        var steps: [KeystrokeStep] = []
+        try? fallbackPlanner.plan(character, capsLock: keyboardContext.isCapsLockOn, into: &steps)
+        var transitions: [KeyTransition] = []
+        for step in steps {
+            switch step {
+            case .down(let key): transitions.append(KeyTransition(key, .down))
+            case .up(let key): transitions.append(KeyTransition(key, .up))
+            case .tap(let stroke):
+                let modifiers = stroke.modifiers.keys.map { map.key(for: ModifierKeys(key: $0)!) ?? $0 }
+                for key in modifiers { transitions.append(KeyTransition(key, .down)) }
+                transitions += [KeyTransition(stroke.key, .down), KeyTransition(stroke.key, .up)]
+                for key in modifiers.reversed() { transitions.append(KeyTransition(key, .up)) }
+            case .handOff: break
+            }
+        }
+        return transitions
     }
 
     /// Releases held modifiers that are not wanted, remembering them to press again afterwards.

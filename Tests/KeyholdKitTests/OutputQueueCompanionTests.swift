@@ -1,0 +1,138 @@
+import KeyholdKit
+import XCTest
+
+/// The queue with a fake companion on a virtual clock: characters handed off keep their place
+/// among key events, acknowledgements release what waits, a silent or vanished companion costs
+/// no character.
+final class OutputQueueCompanionTests: XCTestCase {
+    /// The device and the companion write into one timeline, as the desktop would see them.
+    final class Desktop: KeyEventOutput, OutputCompanion {
+        var clock = Timestamp.zero
+        var timeline: [String] = []
+        var requests: [(text: String, id: UInt64)] = []
+        /// Answers at once from within `type` (a companion on the same thread).
+        weak var answerAtOnce: OutputQueue?
+        func send(_ key: KeyCode, _ state: KeyState) {
+            timeline.append("\(key)\(state == .down ? "↓" : "↑")")
+        }
+        func type(_ text: String, id: UInt64) {
+            timeline.append("companion:\(text)")
+            requests.append((text, id))
+            answerAtOnce?.acknowledge(id)
+        }
+    }
+
+    let fallbackE9 = [KeyTransition(.leftCtrl, .down), KeyTransition(.leftShift, .down), KeyTransition(.u, .down),
+                      KeyTransition(.u, .up), KeyTransition(.leftShift, .up), KeyTransition(.leftCtrl, .up),
+                      KeyTransition(.e, .down), KeyTransition(.e, .up), KeyTransition(KeyCode(10), .down), KeyTransition(KeyCode(10), .up),
+                      KeyTransition(.space, .down), KeyTransition(.space, .up)]
+
+    func make() -> (OutputQueue, Desktop) {
+        let desktop = Desktop()
+        let queue = OutputQueue(sink: desktop, pacing: .init(burst: 100, pauseMicroseconds: 1_000), clock: { desktop.clock })
+        queue.companion = desktop
+        return (queue, desktop)
+    }
+
+    func tap(_ queue: OutputQueue, _ key: KeyCode) { queue.send(key, .down); queue.send(key, .up) }
+
+    /// x, é, y z: é waits for x to settle, y and z wait for é's acknowledgement.
+    func testHandOffKeepsItsPlace() {
+        let (queue, desktop) = make()
+        tap(queue, .x)
+        queue.handOff("é", fallback: fallbackE9)
+        tap(queue, .y); tap(queue, .z)
+        XCTAssertEqual(desktop.timeline, ["x↓", "x↑"], "é waits until x has reached the desktop")
+        XCTAssertEqual(queue.nextDeadline, Timestamp(microseconds: 5_000))
+        desktop.clock = Timestamp(microseconds: 5_000)
+        queue.drain()
+        XCTAssertEqual(desktop.timeline, ["x↓", "x↑", "companion:é"])
+        XCTAssertTrue(queue.isAwaitingCompanion)
+        XCTAssertEqual(queue.count, 4, "y and z wait behind é")
+        desktop.clock = Timestamp(microseconds: 7_000)
+        queue.drain()
+        XCTAssertEqual(desktop.timeline.count, 3, "nothing overtakes an unacknowledged character")
+        queue.acknowledge(desktop.requests[0].id + 1)
+        XCTAssertTrue(queue.isAwaitingCompanion, "another id acknowledges nothing")
+        queue.acknowledge(desktop.requests[0].id)
+        XCTAssertEqual(desktop.timeline, ["x↓", "x↑", "companion:é", "y↓", "y↑", "z↓", "z↑"])
+        XCTAssertNil(queue.nextDeadline)
+    }
+
+    /// A hand-off right after another needs no settle time: nothing was written between them.
+    func testConsecutiveHandOffsGoOneAtATime() {
+        let (queue, desktop) = make()
+        queue.handOff("ł", fallback: [])
+        queue.handOff("€", fallback: [])
+        XCTAssertEqual(desktop.timeline, ["companion:ł"])
+        queue.acknowledge(desktop.requests[0].id)
+        XCTAssertEqual(desktop.timeline, ["companion:ł", "companion:€"])
+        queue.acknowledge(desktop.requests[1].id)
+        XCTAssertFalse(queue.isAwaitingCompanion)
+        XCTAssertTrue(queue.isEmpty)
+    }
+
+    func testACompanionThatAnswersAtOnce() {
+        let (queue, desktop) = make()
+        desktop.answerAtOnce = queue
+        for c in ["à", "é", "î"] { queue.handOff(c, fallback: []) }
+        tap(queue, .a)
+        XCTAssertEqual(desktop.timeline, ["companion:à", "companion:é", "companion:î", "a↓", "a↑"])
+        XCTAssertTrue(queue.isEmpty)
+    }
+
+    /// No answer within the deadline: one timeout report, the character typed with its fallback,
+    /// then what waited; later characters use the fallback (the companion is dropped).
+    func testTimeoutTypesTheFallbackInPlace() {
+        let (queue, desktop) = make()
+        var timeouts = 0
+        queue.onCompanionTimeout = { _ in timeouts += 1 }
+        queue.handOff("é", fallback: fallbackE9)
+        tap(queue, .y)
+        XCTAssertEqual(queue.nextDeadline, Timestamp(microseconds: 500_000))
+        desktop.clock = Timestamp(microseconds: 499_999)
+        queue.drain()
+        XCTAssertEqual(timeouts, 0)
+        desktop.clock = Timestamp(microseconds: 500_000)
+        queue.drain()
+        XCTAssertEqual(timeouts, 1)
+        XCTAssertNil(queue.companion)
+        XCTAssertEqual(desktop.timeline, ["companion:é"] + fallbackE9.map { "\($0.key)\($0.state == .down ? "↓" : "↑")" } + ["y↓", "y↑"])
+        queue.acknowledge(desktop.requests[0].id)   // too late: nothing happens twice
+        queue.handOff("é", fallback: fallbackE9)
+        XCTAssertEqual(desktop.requests.count, 1)
+        XCTAssertEqual(desktop.timeline.count, 1 + 12 + 2 + 12)
+    }
+
+    /// The companion's connection closes mid-sequence: its unacknowledged character and the rest
+    /// are typed with key events, in order.
+    func testCompanionGoneLosesNothing() {
+        let (queue, desktop) = make()
+        queue.handOff("é", fallback: [KeyTransition(.f1, .down), KeyTransition(.f1, .up)])
+        queue.handOff("è", fallback: [KeyTransition(.delete, .down), KeyTransition(.delete, .up)])
+        tap(queue, .z)
+        queue.companionGone(desktop)
+        XCTAssertEqual(desktop.timeline, ["companion:é", "f1↓", "f1↑", "delete↓", "delete↑", "z↓", "z↑"])
+        XCTAssertTrue(queue.isEmpty)
+        XCTAssertFalse(queue.isAwaitingCompanion)
+    }
+
+    func testWithoutCompanionTheFallbackGoesAtOnce() {
+        let (queue, desktop) = make()
+        queue.companion = nil
+        tap(queue, .x)
+        queue.handOff("é", fallback: fallbackE9)
+        XCTAssertEqual(desktop.timeline.count, 2 + 12)
+    }
+
+    /// Shutdown: whatever is in flight or waiting is typed now with key events.
+    func testDrainAllTypesFallbacks() {
+        let (queue, desktop) = make()
+        queue.handOff("é", fallback: [KeyTransition(.f1, .down), KeyTransition(.f1, .up)])
+        tap(queue, .z)
+        queue.drainAll()
+        XCTAssertEqual(desktop.timeline, ["companion:é", "f1↓", "f1↑", "z↓", "z↑"])
+        XCTAssertFalse(queue.isAwaitingCompanion)
+        XCTAssertNil(queue.nextDeadline)
+    }
+}
