@@ -61,7 +61,7 @@ final class ControlServerTests: XCTestCase {
         try client.sendRaw(Array("{\"cmd\":\"reboot\"}\n".utf8))
         let unknown = try client.readReply()
         XCTAssertEqual(unknown["ok"], .bool(false))
-        XCTAssertEqual(unknown["error"]?.stringValue, "unknown command \"reboot\" (commands: status, reload, pause, resume, monitor)")
+        XCTAssertEqual(unknown["error"]?.stringValue, "unknown command \"reboot\" (commands: status, reload, pause, resume, monitor, companion, keymap, typed)")
 
         // monitor: root asked for content and gets it
         let monitor = try ControlClient(path: path)
@@ -168,7 +168,7 @@ final class ControlServerTests: XCTestCase {
 
     // MARK: - Permissions
 
-    func testSocketIsRootGroupModeAndRefusesOthers() throws {
+    func testSocketIsOpenAndTheServerRefusesOthers() throws {
         guard getuid() == 0 else { throw XCTSkip("needs root: creates sockets for other users and forks clients as nobody") }
         guard let group = ControlServerTests.testGroup() else { throw XCTSkip("no group that nobody is not in") }
         let loop = try LoopThread()
@@ -180,13 +180,17 @@ final class ControlServerTests: XCTestCase {
         var st = stat()
         XCTAssertEqual(lstat(path, &st), 0)
         XCTAssertEqual(st.st_mode & S_IFMT, S_IFSOCK)
-        XCTAssertEqual(st.st_mode & 0o7777, 0o660, "mode 0660")
+        XCTAssertEqual(st.st_mode & 0o7777, 0o666, "mode 0666: the companion of any user in front of the seat must reach it")
         XCTAssertEqual(st.st_uid, 0, "owner root")
         XCTAssertEqual(st.st_gid, group.gid, "group \(group.name)")
 
         let nobody: uid_t = 65534, nogroup: gid_t = 65534
-        // nobody outside the group: the kernel refuses the connection (EACCES)
-        XCTAssertEqual(runClient(uid: nobody, gid: nogroup, groups: []), .connectRefused(EACCES))
+        // nobody outside the group: the server refuses every request, and says why
+        XCTAssertEqual(runClient(uid: nobody, gid: nogroup, groups: []), .refusedByServer)
+        XCTAssertEqual(runClient(uid: nobody, gid: nogroup, groups: [], request: ControlRequest.pause.line), .refusedByServer)
+        // ...also as a companion, unless the handler says this user is in front of the seat
+        XCTAssertEqual(runClient(uid: nobody, gid: nogroup, groups: [], request: ControlRequest.companion(backend: "x11").line),
+                       .refusedAsCompanion)
         // nobody in the group: allowed, a status reply
         XCTAssertEqual(runClient(uid: nobody, gid: nogroup, groups: [group.gid]), .ok)
         // ...but a group member who asks for key content does not get it
@@ -195,11 +199,47 @@ final class ControlServerTests: XCTestCase {
         // primary group only (no supplementary groups) counts too
         XCTAssertEqual(runClient(uid: nobody, gid: group.gid, groups: []), .ok)
 
-        // the server checks credentials itself when the file's permissions are loosened
-        XCTAssertEqual(chmod(path, 0o666), 0)
-        XCTAssertEqual(runClient(uid: nobody, gid: nogroup, groups: []), .refusedByServer)
         XCTAssertEqual(loop.sync { server.clientCount }, 0)
         XCTAssertFalse(loop.sync { handler.paused })
+    }
+
+    // MARK: - The session companion
+
+    /// Registers, reports a keymap (a whole German keymap: one line far over 4 KiB), receives a
+    /// character and acknowledges it; the handler sees each step, and the disconnect.
+    func testCompanionRoundTrip() throws {
+        let loop = try LoopThread()
+        defer { loop.stop() }
+        let handler = CompanionHandler()
+        let server = try loop.sync { try ControlServer(path: self.path, group: nil, loop: loop.loop, handler: handler) }
+        defer { loop.sync { server.shutdown() } }
+
+        let client = try ControlClient(path: path)
+        // keymap and typed are for companions only
+        XCTAssertEqual(try client.request(.typed(id: 1))["ok"], .bool(false))
+        XCTAssertEqual(try client.request(.companion(backend: "x11"))["companion"], .bool(true))
+        XCTAssertEqual(loop.sync { handler.connected.count }, 1)
+        XCTAssertEqual(loop.sync { handler.connected.first?.backend }, "x11")
+
+        let keymap = try XCTUnwrap(XKBLayout.keymapText(for: XKBNames(layout: "de")))
+        XCTAssertGreaterThan(keymap.utf8.count, ControlServer.maximumRequestBytes)
+        let reply = try client.request(.keymap(keymap))
+        XCTAssertEqual(reply["ok"], .bool(true), "\(reply)")
+        XCTAssertEqual(reply["layout"]?.stringValue, "German")
+        let layout = try XCTUnwrap(loop.sync { handler.connected.first?.layout })
+        XCTAssertEqual(layout.keystroke(for: "ä")?.key, KeyCode(40), "ä is a key of the reported German keymap")
+        XCTAssertEqual(try client.request(.keymap("xkb_keymap { nonsense"))["ok"], .bool(false))
+
+        loop.sync { handler.connected[0].type("é", id: 7) }
+        let event = try client.readReply()
+        XCTAssertEqual(event["event"]?.stringValue, "type")
+        XCTAssertEqual(event["id"]?.intValue, 7)
+        XCTAssertEqual(event["text"]?.stringValue, "é")
+        try client.sendRaw(Array(ControlRequest.typed(id: 7).line.utf8))
+        XCTAssertTrue(waitUntil(5) { loop.sync { handler.typed == [7] } })
+
+        shutdown(client.fd, Int32(SHUT_RDWR))
+        XCTAssertTrue(waitUntil(5) { loop.sync { handler.disconnected } })
     }
 
     // MARK: - Abuse
@@ -348,12 +388,12 @@ final class ControlServerTests: XCTestCase {
         XCTAssertTrue(FileManager.default.createFile(atPath: file, contents: Data("keep".utf8)))
         XCTAssertThrowsError(try loop.sync { try ControlServer(path: file, group: nil, loop: loop.loop, handler: FakeHandler()) })
         XCTAssertEqual(try String(contentsOfFile: file, encoding: .utf8), "keep")
-        // a missing directory is created, mode 0750
+        // a missing directory is created, mode 0755 (the companion of any user must reach the socket)
         let nested = directory + "/run/control"
         let server = try loop.sync { try ControlServer(path: nested, group: nil, loop: loop.loop, handler: FakeHandler()) }
         var st = stat()
         XCTAssertEqual(stat(directory + "/run", &st), 0)
-        XCTAssertEqual(st.st_mode & 0o777, 0o750)
+        XCTAssertEqual(st.st_mode & 0o777, 0o755)
         loop.sync { server.shutdown() }
         XCTAssertThrowsError(try ControlClient(path: "/nonexistent/keyhold/control")) {
             XCTAssertTrue(($0 as? ControlClientError)?.description.contains("keyhold is not running") == true)
@@ -382,7 +422,7 @@ final class ControlServerTests: XCTestCase {
         return nil
     }
 
-    enum ChildResult: Equatable { case ok, okWithoutContent, refusedByServer, connectRefused(Int32), other(Int32) }
+    enum ChildResult: Equatable { case ok, okWithoutContent, refusedByServer, refusedAsCompanion, connectRefused(Int32), other(Int32) }
 
     /// Forks a child that drops to `uid`/`gid`/`groups`, connects and sends `request`. The child
     /// uses only system calls on buffers prepared before the fork.
@@ -393,7 +433,7 @@ final class ControlServerTests: XCTestCase {
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, b) in path.utf8.enumerated() { raw[i] = b } }
         let ok = Array(#"{"ok":true"#.utf8), denied = Array(#"{"ok":false,"error":"permission denied"#.utf8)
-        let noContent = Array(#""content":false"#.utf8)
+        let noContent = Array(#""content":false"#.utf8), refused = Array(#"{"ok":false,"error":"refused: "#.utf8)
         let pid = fork()
         if pid == 0 {
             _ = groups.withUnsafeBufferPointer { setgroups($0.count, $0.baseAddress) }
@@ -424,6 +464,7 @@ final class ControlServerTests: XCTestCase {
                 return false
             }
             if has(denied) { _exit(21) }
+            if has(refused) { _exit(24) }
             if has(ok) { _exit(has(noContent) ? 22 : 20) }
             _exit(23)
         }
@@ -435,6 +476,7 @@ final class ControlServerTests: XCTestCase {
         case 20: return .ok
         case 22: return .okWithoutContent
         case 21: return .refusedByServer
+        case 24: return .refusedAsCompanion
         case 10: return .connectRefused(EACCES)
         default: return .other(code)
         }
@@ -477,6 +519,28 @@ final class FakeHandler: ControlHandler, @unchecked Sendable {
     func reload() -> ControlReloadResult { reloads += 1; return reloadResult }
     func pause() { paused = true }
     func resume() { paused = false }
+}
+
+/// Takes any companion (the test runs as one user) and records what it reports.
+final class CompanionHandler: ControlHandler, @unchecked Sendable {
+    var connected: [SessionCompanion] = []
+    var typed: [UInt64] = []
+    var disconnected = false
+    func status() -> ControlStatus { ControlStatus() }
+    func reload() -> ControlReloadResult { .failed("no") }
+    func pause() {}
+    func resume() {}
+    func companionRefusal(uid: UInt32) -> String? { nil }
+    func companionConnected(_ companion: SessionCompanion) { connected.append(companion) }
+    func companionDisconnected(_ companion: SessionCompanion) { disconnected = true }
+    func companion(_ companion: SessionCompanion, reportedKeymap keymap: String) throws(ControlProtocolError) -> String {
+        do {
+            let layout = try XKBLayout(keymapText: keymap, source: "test")
+            companion.layout = layout
+            return layout.name
+        } catch { throw .malformed(error.description) }
+    }
+    func companion(_ companion: SessionCompanion, typed id: UInt64) { typed.append(id) }
 }
 
 /// Records what the engine typed.

@@ -10,8 +10,12 @@ import KeyholdKit
 //   {"cmd":"pause"} / {"cmd":"resume"} -> {"ok":true,"paused":true|false}
 //   {"cmd":"monitor","content":true}  -> {"ok":true,"monitor":true,"content":true|false}, then
 //                                        one event object per line until the client goes away.
-// Errors: {"ok":false,"error":"..."}; a line over 4096 bytes gets the error and the connection
-// is closed. Events carry key names and characters only with "content":true, which is granted
+//   {"cmd":"companion","backend":"x11"} -> {"ok":true,"companion":true}: the connection becomes
+//                                        the session companion's (keyhold-session); then:
+//   {"cmd":"keymap","keymap":"xkb_keymap {...}"} -> {"ok":true,"layout":"..."} (the desktop's)
+//   daemon: {"event":"type","id":7,"text":"é"}   companion: {"cmd":"typed","id":7}
+// Errors: {"ok":false,"error":"..."}; a line over 4096 bytes (1 MiB for a companion, whose
+// keymap is one line) gets the error and the connection is closed. Events carry key names and characters only with "content":true, which is granted
 // only to root (SO_PEERCRED) or the user the daemon runs as; everyone else sees gestures,
 // action kinds and callout positions, never what was typed.
 
@@ -23,6 +27,23 @@ public protocol ControlHandler: AnyObject {
     /// Every key passes through unchanged until `resume()`.
     func pause()
     func resume()
+    /// Why `uid` may not be the session companion now; nil: it may.
+    func companionRefusal(uid: UInt32) -> String?
+    func companionConnected(_ companion: SessionCompanion)
+    func companionDisconnected(_ companion: SessionCompanion)
+    /// The desktop's keymap (XKB text); returns the layout's name, or throws why it is unusable.
+    func companion(_ companion: SessionCompanion, reportedKeymap keymap: String) throws(ControlProtocolError) -> String
+    func companion(_ companion: SessionCompanion, typed id: UInt64)
+}
+
+extension ControlHandler {
+    public func companionRefusal(uid: UInt32) -> String? { "this daemon takes no session companion" }
+    public func companionConnected(_ companion: SessionCompanion) {}
+    public func companionDisconnected(_ companion: SessionCompanion) {}
+    public func companion(_ companion: SessionCompanion, reportedKeymap keymap: String) throws(ControlProtocolError) -> String {
+        throw .malformed("this daemon takes no keymap")
+    }
+    public func companion(_ companion: SessionCompanion, typed id: UInt64) {}
 }
 
 public enum ControlReloadResult: Sendable, Equatable {
@@ -121,8 +142,12 @@ public struct ControlStatus: Sendable, Equatable {
 public enum ControlRequest: Equatable, Sendable {
     case status, reload, pause, resume
     case monitor(content: Bool)
+    /// The session companion's requests.
+    case companion(backend: String)
+    case keymap(String)
+    case typed(id: UInt64)
 
-    public static let commands = ["status", "reload", "pause", "resume", "monitor"]
+    public static let commands = ["status", "reload", "pause", "resume", "monitor", "companion", "keymap", "typed"]
 
     /// Parses one request line (without its newline).
     public init<C: Collection>(line: C) throws(ControlProtocolError) where C.Element == UInt8 {
@@ -142,6 +167,17 @@ public enum ControlRequest: Equatable, Sendable {
                 throw .malformed("malformed request: \"content\" must be true or false")
             }
             self = .monitor(content: content?.boolValue ?? false)
+        case "companion":
+            guard let backend = value["backend"]?.stringValue, !backend.isEmpty, backend.count <= 40 else {
+                throw .malformed("malformed request: \"backend\" must be a short string")
+            }
+            self = .companion(backend: backend)
+        case "keymap":
+            guard let keymap = value["keymap"]?.stringValue else { throw .malformed("malformed request: \"keymap\" must be a string") }
+            self = .keymap(keymap)
+        case "typed":
+            guard let id = value["id"]?.intValue, id > 0 else { throw .malformed("malformed request: \"id\" must be a positive integer") }
+            self = .typed(id: UInt64(id))
         default:
             let shown = name.count > 40 ? String(name.prefix(40)) + "..." : name
             throw .unknownCommand("unknown command \"\(shown)\" (commands: \(ControlRequest.commands.joined(separator: ", ")))")
@@ -156,7 +192,23 @@ public enum ControlRequest: Equatable, Sendable {
         case .pause: return "{\"cmd\":\"pause\"}\n"
         case .resume: return "{\"cmd\":\"resume\"}\n"
         case .monitor(let content): return "{\"cmd\":\"monitor\",\"content\":\(content)}\n"
+        case .companion(let backend): return ControlRequest.line("companion", "backend", backend)
+        case .keymap(let keymap): return ControlRequest.line("keymap", "keymap", keymap)
+        case .typed(let id): return "{\"cmd\":\"typed\",\"id\":\(id)}\n"
         }
+    }
+}
+
+extension ControlRequest {
+    /// `{"cmd":CMD,KEY:VALUE}` and a newline, VALUE escaped.
+    private static func line(_ cmd: String, _ key: String, _ value: String) -> String {
+        var w = JSONWriter(capacity: value.utf8.count + 64)
+        w.beginObject()
+        w.key("cmd"); w.string(cmd)
+        w.key(key); w.string(value)
+        w.endObject()
+        w.newline()
+        return String(decoding: w.bytes, as: UTF8.self)
     }
 }
 

@@ -7,10 +7,12 @@ import KeyholdKit
 ///     let control = try ControlServer(path: ControlSocketPath.forDaemon(), loop: loop, handler: self)
 ///     engine.observer = control          // monitor clients see the engine's trace
 ///
-/// The socket file is made mode 0660 with the group `keyhold` (when it exists and the daemon runs
-/// as root): only root, the daemon's own user and members of that group can connect; the server
-/// checks the peer's credentials again (SO_PEERCRED, SO_PEERGROUPS) in case the file's
-/// permissions were loosened.
+/// Who may do what (DESIGN.md, Privileges) is decided from the peer's credentials (SO_PEERCRED,
+/// SO_PEERGROUPS), not the file's mode (0666: the session companion of whichever user is in
+/// front of the seat must reach it): root and the daemon's own user may do everything; members
+/// of the group `keyhold` get status, reload, pause, resume and monitor without key content; the
+/// owner of the seat's active session may connect its companion (`ControlHandler` decides);
+/// anyone else is refused with a message saying so.
 ///
 /// Typing is never slowed down by a client: requests are read at most 4 KiB per wake-up, a line
 /// over 4 KiB is refused and the connection closed, and `publish` only copies the encoded event
@@ -19,6 +21,10 @@ import KeyholdKit
 /// buffer exceeds `maximumPendingBytes` is disconnected with a log line.
 public final class ControlServer: EngineObserver {
     public static let maximumRequestBytes = 4096
+    /// A companion's keymap is one line.
+    public static let maximumCompanionLineBytes = 1 << 20
+    /// Connections one user other than root may hold at once, so nobody can fill the table.
+    public static let maximumConnectionsPerUser = 8
 
     public let path: String
     /// The handler that runs the commands; usually the daemon (not retained).
@@ -54,10 +60,16 @@ public final class ControlServer: EngineObserver {
     /// The callout open now, so a monitor that connects while it is open sees it.
     private var openCallout: (base: String, candidates: [String], index: Int, shown: String, time: Timestamp)?
 
+    /// What a peer's credentials allow.
+    enum Role { case admin, member, other }
+
     private final class Client {
         let fd: Int32
         let id: Int
         let pid: Int32, uid: UInt32
+        var role = Role.other
+        var companion: SessionCompanion?
+        var lineLimit = ControlServer.maximumRequestBytes
         var token: EventLoop.Token = 0
         var input: [UInt8] = []
         var output: [UInt8] = []
@@ -75,7 +87,7 @@ public final class ControlServer: EngineObserver {
     /// `group`: the group whose members may connect (default "keyhold"), for a daemon running as
     /// root; ignored when it does not exist, and for a daemon running as a user (its socket is in
     /// the user's private $XDG_RUNTIME_DIR: only that user and root may connect).
-    public init(path: String = ControlSocketPath.forDaemon(), group: String? = "keyhold", mode: mode_t = 0o660,
+    public init(path: String = ControlSocketPath.forDaemon(), group: String? = "keyhold", mode: mode_t = 0o666,
                 loop: EventLoop, handler: ControlHandler?) throws(SystemError) {
         self.path = path
         self.loop = loop
@@ -128,7 +140,7 @@ public final class ControlServer: EngineObserver {
     private func createSocket(mode: mode_t) throws(SystemError) {
         let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
         if !directory.isEmpty, access(directory, F_OK) != 0 {
-            guard mkdir(directory, 0o750) == 0 || errno == EEXIST else { throw SystemError("mkdir \(directory)", errno) }
+            guard mkdir(directory, 0o755) == 0 || errno == EEXIST else { throw SystemError("mkdir \(directory)", errno) }
             if let group { _ = chown(directory, uid_t.max, group.gid) }
         }
         var st = stat()
@@ -204,9 +216,11 @@ public final class ControlServer: EngineObserver {
                 refuse(client, "too many connections")
                 continue
             }
-            guard authorized(credentials, fd: fd) else {
-                Log.notice("control: \(client.who) refused: not root and not in group \(group?.name ?? "-")")
-                refuse(client, "permission denied: only root and members of group \(group?.name ?? "-") may use keyhold's control socket")
+            client.role = role(credentials, fd: fd)
+            if client.role != .admin,
+               clients.values.filter({ $0.uid == client.uid }).count >= ControlServer.maximumConnectionsPerUser {
+                Log.notice("control: \(client.who) refused: uid \(client.uid) already has \(ControlServer.maximumConnectionsPerUser) connections")
+                refuse(client, "too many connections from uid \(client.uid)")
                 continue
             }
             do {
@@ -221,11 +235,16 @@ public final class ControlServer: EngineObserver {
         }
     }
 
-    private func authorized(_ c: PeerCredentials, fd: Int32) -> Bool {
-        if c.uid == 0 || c.uid == geteuid() { return true }
-        guard let group else { return false }
-        if c.gid == group.gid { return true }
-        return PeerCredentials.groups(fd: fd).contains(group.gid)
+    private func role(_ c: PeerCredentials, fd: Int32) -> Role {
+        if c.uid == 0 || c.uid == geteuid() { return .admin }
+        guard let group else { return .other }
+        if c.gid == group.gid || PeerCredentials.groups(fd: fd).contains(group.gid) { return .member }
+        return .other
+    }
+
+    private var deniedMessage: String {
+        "permission denied: keyhold's control socket is for root" + (group.map { " and members of group \($0.name)" } ?? "")
+            + " (status, reload, pause, resume, monitor), and for the companion (keyhold-session) of the seat's active session"
     }
 
     /// Key content (key names, characters) is shown to root and to the daemon's own user only.
@@ -246,6 +265,10 @@ public final class ControlServer: EngineObserver {
         if client.isMonitor, let i = monitors.firstIndex(where: { $0 === client }) {
             monitors.remove(at: i)
             monitorCount = monitors.count
+        }
+        if let companion = client.companion {
+            client.companion = nil
+            handler?.companionDisconnected(companion)
         }
         // Unread input would make the peer's read fail with ECONNRESET before it sees our last
         // reply: read it away first (bounded).
@@ -269,7 +292,7 @@ public final class ControlServer: EngineObserver {
         var start = 0
         for i in 0..<n where readBuffer[i] == 0x0A {
             let total = client.input.count + (i - start)
-            if total > ControlServer.maximumRequestBytes { tooLong(client); return }
+            if total > client.lineLimit { tooLong(client); return }
             if client.input.isEmpty {
                 handleLine(client, readBuffer[start..<i])
             } else {
@@ -282,7 +305,7 @@ public final class ControlServer: EngineObserver {
             start = i + 1
         }
         if start < n {
-            if client.input.count + (n - start) > ControlServer.maximumRequestBytes { tooLong(client); return }
+            if client.input.count + (n - start) > client.lineLimit { tooLong(client); return }
             client.input.append(contentsOf: readBuffer[start..<n])
         }
     }
@@ -290,13 +313,8 @@ public final class ControlServer: EngineObserver {
     private func tooLong(_ client: Client) {
         rejectedRequests += 1
         client.input = []
-        reply.reset()
-        errorReply("request too long (over \(ControlServer.maximumRequestBytes) bytes); closing the connection")
-        client.closing = true
-        loop.unwatch(client.token)
-        client.token = 0
-        enqueue(client, reply.bytes, now: true)
-        if clients[client.fd] === client, client.pending == 0 { drop(client, why: nil) }
+        errorReply("request too long (over \(client.lineLimit) bytes); closing the connection")
+        closeAfterReply(client)
     }
 
     // MARK: - Requests
@@ -320,6 +338,19 @@ public final class ControlServer: EngineObserver {
             errorReply("the daemon is shutting down")
             enqueue(client, reply.bytes, now: true)
             return
+        }
+        switch request {
+        case .companion, .keymap, .typed:
+            handleCompanion(client, request, handler)
+            return
+        default:
+            guard client.role != .other else {
+                rejectedRequests += 1
+                Log.notice("control: \(client.who) refused: not root, not in group \(group?.name ?? "-")")
+                errorReply(deniedMessage)
+                closeAfterReply(client)
+                return
+            }
         }
         switch request {
         case .status:
@@ -374,8 +405,82 @@ public final class ControlServer: EngineObserver {
                 enqueue(client, w.bytes, now: true)
             }
             return
+        case .companion, .keymap, .typed:
+            return
         }
         enqueue(client, reply.bytes, now: true)
+    }
+
+    /// The companion's requests: `companion` takes the role (when the handler allows this user),
+    /// `keymap` and `typed` come only from a connection that has it.
+    private func handleCompanion(_ client: Client, _ request: ControlRequest, _ handler: ControlHandler) {
+        switch request {
+        case .companion(let backend):
+            if client.companion != nil { errorReply("already the companion"); enqueue(client, reply.bytes, now: true); return }
+            if let refusal = handler.companionRefusal(uid: client.uid) {
+                Log.notice("control: \(client.who) refused as companion: \(refusal)")
+                errorReply("refused: \(refusal)")
+                closeAfterReply(client)
+                return
+            }
+            let companion = SessionCompanion(uid: client.uid, pid: client.pid, backend: backend, clientID: client.id, server: self)
+            client.companion = companion
+            client.lineLimit = ControlServer.maximumCompanionLineBytes
+            okReply { $0.key("companion"); $0.bool(true) }
+            enqueue(client, reply.bytes, now: true)
+            handler.companionConnected(companion)
+        case .keymap(let keymap):
+            guard let companion = client.companion else { notCompanion(client); return }
+            do throws(ControlProtocolError) {
+                let name = try handler.companion(companion, reportedKeymap: keymap)
+                okReply { $0.key("layout"); $0.string(name) }
+            } catch {
+                errorReply(error.description)
+            }
+            enqueue(client, reply.bytes, now: true)
+        case .typed(let id):
+            guard let companion = client.companion else { notCompanion(client); return }
+            handler.companion(companion, typed: id)
+        default:
+            break
+        }
+    }
+
+    private func notCompanion(_ client: Client) {
+        rejectedRequests += 1
+        errorReply("not the session companion: send {\"cmd\":\"companion\"} first")
+        if client.role == .other { closeAfterReply(client) } else { enqueue(client, reply.bytes, now: true) }
+    }
+
+    /// Sends the reply in `reply`, then closes the connection.
+    private func closeAfterReply(_ client: Client) {
+        client.closing = true
+        loop.unwatch(client.token)
+        client.token = 0
+        enqueue(client, reply.bytes, now: true)
+        if clients[client.fd] === client, client.pending == 0 { drop(client, why: nil) }
+    }
+
+    // MARK: - Companions
+
+    private var typeLine = JSONWriter(capacity: 128)
+
+    /// `{"event":"type","id":ID,"text":TEXT}` to `companion`'s connection, now.
+    func sendType(_ text: String, id: UInt64, to companion: SessionCompanion) {
+        guard let client = clients.values.first(where: { $0.companion === companion }) else { return }
+        typeLine.reset()
+        typeLine.beginObject()
+        typeLine.key("event"); typeLine.rawString("type")
+        typeLine.key("id"); typeLine.int(Int(id))
+        typeLine.key("text"); typeLine.string(text)
+        typeLine.endObject()
+        typeLine.newline()
+        enqueue(client, typeLine.bytes, now: true)
+    }
+
+    func disconnect(_ companion: SessionCompanion, why: String) {
+        guard let client = clients.values.first(where: { $0.companion === companion }) else { return }
+        drop(client, why: why)
     }
 
     private func okReply(_ members: (inout JSONWriter) -> Void) {

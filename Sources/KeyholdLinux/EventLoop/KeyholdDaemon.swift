@@ -52,6 +52,11 @@ public final class KeyholdDaemon {
     private var sleepMonitor: SleepMonitor?
     /// Where the keystrokes go (the seat's active session), for `unicode_method = "auto"`.
     private var outputTarget: OutputTargetWatcher?
+    /// Connected `keyhold-session` companions, oldest first; text goes only to the one of the
+    /// session the keystrokes go to.
+    private var companions: [SessionCompanion] = []
+    /// The companion of the session in front of the user, if it is connected.
+    private var activeCompanion: SessionCompanion?
     private var paused = false
 
     private final class ManagedDevice {
@@ -149,8 +154,13 @@ public final class KeyholdDaemon {
         }
         let watcher = OutputTargetWatcher(loop: loop)
         watcher.start()
-        watcher.onChange = { [unowned self] _ in self.applyUnicodeMethod() }
+        watcher.onChange = { [unowned self] _ in self.applyOutputTarget() }
         outputTarget = watcher
+        outputQueue.onCompanionTimeout = { [unowned self] companion in
+            guard let companion = companion as? SessionCompanion else { return }
+            let ms = self.outputQueue.acknowledgementTimeoutMicroseconds / 1000
+            self.dropCompanion(companion, why: "did not answer within \(ms) ms; typing with ctrl-shift-u")
+        }
         buildEngine()
         do {
             try loop.watch(signals.fd) { [unowned self] in self.handleSignals() }
@@ -192,7 +202,7 @@ public final class KeyholdDaemon {
     /// Makes the controller for the configuration, gives its services the daemon's engines and
     /// state, loads it (`viewDidLoad()`: a subclass installs its services) and starts its engine.
     private func buildEngine() {
-        let controller = controllerType.init(configuration: configuration, output: outputQueue, layout: layout)
+        let controller = controllerType.init(configuration: configuration, output: outputQueue, layout: activeLayout)
         let services = controller.services
         if feedback?.settings != configuration.feedback {
             feedback = (configuration.feedback, LinuxFeedbackEngines.audio(for: configuration.feedback),
@@ -217,18 +227,42 @@ public final class KeyholdDaemon {
         self.engine = engine
     }
 
+    private var target: OutputTarget { outputTarget?.target ?? OutputTarget(kind: .unknown, source: "not watched") }
+
     /// The configured Unicode method resolved for where the keystrokes go now, and why.
     private var unicodeMethod: (method: UnicodeMethod, reason: String) {
-        configuration.output.unicodeMethod.resolved(for: outputTarget?.target ?? OutputTarget(kind: .unknown, source: "not watched"))
+        configuration.output.unicodeMethod.resolved(for: target, companion: activeCompanion?.backend)
     }
 
-    /// The active session changed: type the way the new one understands.
-    private func applyUnicodeMethod() {
+    /// The layout keystrokes are typed with: the desktop's, when its companion reported it;
+    /// else the configured or system one.
+    private var activeLayout: KeyboardLayout { activeCompanion?.layout ?? layout }
+    private var activeLayoutName: String { activeCompanion?.layoutName ?? "\(layoutNames)" }
+
+    /// The active session or its companion changed: type the way the new one understands, with
+    /// its layout, and hand text only to its companion.
+    private func applyOutputTarget() {
+        let target = self.target
+        let active = target.kind == .graphical ? companions.last(where: { $0.uid == target.uid }) : nil
+        if active !== activeCompanion {
+            activeCompanion = active
+            outputQueue.companion = active
+            Log.info("session companion: " + (active.map { "\($0)" } ?? "none for \(target)"))
+        }
+        if engine.services.layout !== activeLayout {
+            engine.services.layout = activeLayout
+            Log.info("layout \(activeLayoutName)")
+        }
         let (method, reason) = unicodeMethod
         guard engine.services.unicodeMethod != method else { return }
         engine.services.unicodeMethod = method
         Log.info("unicode method \(method.rawValue) (\(reason))")
         control?.publishNotice("unicode method", detail: "\(method.rawValue) (\(reason))")
+    }
+
+    private func dropCompanion(_ companion: SessionCompanion, why: String) {
+        Log.warning("\(companion): \(why)")
+        companion.disconnect(why)
     }
 
     /// Ends the loop after the current batch.
@@ -341,6 +375,7 @@ public final class KeyholdDaemon {
         outputQueue.pacing.paceMicroseconds = new.output.paceMicroseconds
         buildEngine()
         engine.takeOver(held)
+        applyOutputTarget()
         // Device rules may have changed: let go of devices no longer wanted, take new ones.
         for (path, managed) in devices where !DevicePolicy.decide(managed.device.identity, settings: new.devices).grab {
             closeDevice(path, why: "no longer matched by [devices]")
@@ -540,17 +575,56 @@ public final class KeyholdDaemon {
 extension KeyholdDaemon: ControlHandler {
     public func status() -> ControlStatus {
         ControlStatus(
-            paused: paused, configuration: configurationSource, layout: "\(layoutNames)",
+            paused: paused, configuration: configurationSource, layout: activeLayoutName,
             unicodeMethod: "\(unicodeMethod.method.rawValue) (\(unicodeMethod.reason))",
             locale: engine?.services.keyboardContext.locale ?? "", virtualKeyboard: virtualKeyboard.devnode,
             keyboards: devices.values.sorted { $0.device.path < $1.device.path }.map {
                 .init(path: $0.device.path, name: $0.device.name, id: $0.device.identity.idString, grabbed: $0.grabbedAt != nil)
             },
-            extra: [("suspend", sleepMonitor == nil ? "not handled (no D-Bus)"
+            extra: [("session companion", activeCompanion.map { "\($0)" } ?? (companions.isEmpty ? "none" : "\(companions.count) connected, none for \(target)")),
+                    ("suspend", sleepMonitor == nil ? "not handled (no D-Bus)"
                      : sleepMonitor!.hasDelayLock ? "handled (sleep delay lock held)" : "handled")])
     }
 
     public func reload() -> ControlReloadResult { reloadConfiguration() }
+
+    public func companionRefusal(uid: UInt32) -> String? {
+        let target = self.target
+        guard let owner = target.uid else { return "cannot tell whose session is active on the seat (\(target))" }
+        guard owner == uid else { return "uid \(uid) does not own the seat's active session (\(target))" }
+        guard target.kind == .graphical else { return "the seat's active session is not graphical (\(target))" }
+        return nil
+    }
+
+    public func companionConnected(_ companion: SessionCompanion) {
+        companions.append(companion)
+        Log.info("\(companion) connected")
+        applyOutputTarget()
+    }
+
+    public func companionDisconnected(_ companion: SessionCompanion) {
+        companions.removeAll { $0 === companion }
+        outputQueue.companionGone(companion)
+        Log.info("\(companion) disconnected")
+        applyOutputTarget()
+    }
+
+    public func companion(_ companion: SessionCompanion, reportedKeymap keymap: String) throws(ControlProtocolError) -> String {
+        let layout: XKBLayout
+        do { layout = try XKBLayout(keymapText: keymap, source: "keyhold-session pid \(companion.pid)") } catch {
+            throw .malformed(error.description)
+        }
+        companion.layout = layout
+        companion.layoutName = "\(layout.names)"
+        Log.info("\(companion): the desktop's keymap is \(layout.name)")
+        applyOutputTarget()
+        return layout.name
+    }
+
+    public func companion(_ companion: SessionCompanion, typed id: UInt64) {
+        guard outputQueue.companion === companion else { return }
+        outputQueue.acknowledge(id)
+    }
 
     public func pause() {
         paused = true

@@ -25,8 +25,10 @@ public final class XKBLayout: KeyboardLayout {
     public enum Error: Swift.Error, CustomStringConvertible {
         case context
         case keymap(XKBNames)
+        case keymapText(String)
         public var description: String {
             switch self {
+            case .keymapText(let source): return "xkbcommon cannot compile the keymap from \(source)"
             case .context: return "xkbcommon: cannot create a context"
             case .keymap(let n): return "xkbcommon cannot compile the keymap for layout \"\(n.layoutName)\"" +
                 (n.options.isEmpty ? "" : " with options \"\(n.options)\"") + " (model \(n.model), from \(n.source))"
@@ -37,20 +39,10 @@ public final class XKBLayout: KeyboardLayout {
     private static let combos: [ModifierKeys] = [[], .shift, .altGr, [.shift, .altGr]]
     private static let highestCode = 247   // XKB keycodes stop at 255
 
-    public init(_ names: XKBNames) throws(Error) {
-        self.names = names
-        name = names.layoutName
-        guard let context = xkb_context_new(XKB_CONTEXT_NO_FLAGS) else { throw .context }
+    /// The keymap for rules/model/layout/variant/options.
+    public convenience init(_ names: XKBNames) throws(Error) {
+        guard let context = XKBLayout.makeContext() else { throw .context }
         defer { xkb_context_unref(context) }
-        // xkbcommon's own messages (which file is missing) become debug lines; the failure
-        // itself is reported by the caller with this layout's names.
-        xkb_context_set_log_fn(context, { _, _, format, args in
-            guard let format, let args else { return }
-            var buffer = [CChar](repeating: 0, count: 512)
-            _ = vsnprintf(&buffer, buffer.count, format, args)
-            let message = String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            Log.debug("xkbcommon: \(message)")
-        })
         let keymap: OpaquePointer? = names.rules.withCString { rules in
             names.model.withCString { model in
                 names.layout.withCString { layout in
@@ -65,7 +57,57 @@ public final class XKBLayout: KeyboardLayout {
         }
         guard let keymap else { throw .keymap(names) }
         defer { xkb_keymap_unref(keymap) }
+        self.init(keymap: keymap, names: names)
+    }
 
+    /// A keymap as text (XKB_KEYMAP_FORMAT_TEXT_V1): what the session companion reports of the
+    /// desktop's. Named after its first group (`German`).
+    public convenience init(keymapText: String, source: String) throws(Error) {
+        guard let context = XKBLayout.makeContext() else { throw .context }
+        defer { xkb_context_unref(context) }
+        guard let keymap = xkb_keymap_new_from_string(context, keymapText, XKB_KEYMAP_FORMAT_TEXT_V1, XKB_KEYMAP_COMPILE_NO_FLAGS)
+        else { throw .keymapText(source) }
+        defer { xkb_keymap_unref(keymap) }
+        let group = xkb_keymap_layout_get_name(keymap, 0).map { String(cString: $0) } ?? "unnamed"
+        self.init(keymap: keymap, names: XKBNames(layout: group, source: source))
+    }
+
+    /// The keymap for `names` as text, as a companion reports a desktop's (nil: does not compile).
+    public static func keymapText(for names: XKBNames) -> String? {
+        guard let context = makeContext() else { return nil }
+        defer { xkb_context_unref(context) }
+        var rmlvo = xkb_rule_names(rules: nil, model: nil, layout: nil, variant: nil, options: nil)
+        return names.layout.withCString { layout in
+            names.variant.withCString { variant in
+                names.options.withCString { options in
+                    rmlvo.layout = layout; rmlvo.variant = variant; rmlvo.options = options
+                    guard let keymap = xkb_keymap_new_from_names(context, &rmlvo, XKB_KEYMAP_COMPILE_NO_FLAGS) else { return nil }
+                    defer { xkb_keymap_unref(keymap) }
+                    guard let text = xkb_keymap_get_as_string(keymap, XKB_KEYMAP_FORMAT_TEXT_V1) else { return nil }
+                    defer { free(text) }
+                    return String(cString: text)
+                }
+            }
+        }
+    }
+
+    /// An xkbcommon context whose own messages (which file is missing) become debug lines; a
+    /// failure itself is reported by the caller with the layout's names.
+    private static func makeContext() -> OpaquePointer? {
+        guard let context = xkb_context_new(XKB_CONTEXT_NO_FLAGS) else { return nil }
+        xkb_context_set_log_fn(context, { _, _, format, args in
+            guard let format, let args else { return }
+            var buffer = [CChar](repeating: 0, count: 512)
+            _ = vsnprintf(&buffer, buffer.count, format, args)
+            let message = String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            Log.debug("xkbcommon: \(message)")
+        })
+        return context
+    }
+
+    init(keymap: OpaquePointer, names: XKBNames) {
+        self.names = names
+        name = names.layoutName
         let xkb = { (key: KeyCode) in xkb_keycode_t(key.rawValue) + 8 }
         let base = xkb_state_new(keymap)
         hasAltGr = xkb_state_key_get_one_sym(base, xkb(.rightAlt)) == UInt32(XKB_KEY_ISO_Level3_Shift)
