@@ -3,7 +3,8 @@
 #   make                         release build (swift build -c release)
 #   sudo make install            install the Debian build packages (scripts/install-deps.sh),
 #                                build, install, create the keyhold group, reload udev and
-#                                systemd, enable and start keyhold.service
+#                                systemd, enable and start keyhold.service, and enable the
+#                                session companion (keyhold-session) for every graphical session
 #   sudo make install-files BINARY=path/to/keyhold   the same with a binary built elsewhere
 #   sudo make uninstall          stop, disable and remove everything but /etc/keyhold and the group
 #
@@ -27,6 +28,8 @@ NO_START     ?=
 SWIFT        ?= swift
 SWIFT_FLAGS  ?=
 BINARY       ?= .build/release/keyhold
+SESSION_BINARY ?= $(dir $(BINARY))keyhold-session
+AUTOSTARTDIR ?= $(SYSCONFDIR)/xdg/autostart
 
 INSTALL      ?= install
 SYSTEMCTL    ?= systemctl
@@ -56,6 +59,20 @@ install-files:
 	$(INSTALL) -D -m 0644 udev/50-keyhold.quirks "$(DESTDIR)$(QUIRKSDIR)/50-keyhold.quirks"
 	$(INSTALL) -D -m 0644 systemd/keyhold.sysusers.conf "$(DESTDIR)$(SYSUSERSDIR)/keyhold.conf"
 	$(INSTALL) -D -m 0644 systemd/keyhold-modules.conf "$(DESTDIR)$(MODULESDIR)/keyhold.conf"
+	@# The session companion: a user unit every graphical session starts, and an autostart
+	@# entry for desktops that do not run graphical-session.target.
+	@if [ -x "$(SESSION_BINARY)" ]; then \
+	  set -e; \
+	  $(INSTALL) -D -m 0755 "$(SESSION_BINARY)" "$(DESTDIR)$(BINDIR)/keyhold-session"; \
+	  sed 's|/usr/local/bin/keyhold|$(BINDIR)/keyhold|g' systemd/keyhold-session.service > "$(DESTDIR)$(USERUNITDIR)/keyhold-session.service"; \
+	  chmod 0644 "$(DESTDIR)$(USERUNITDIR)/keyhold-session.service"; \
+	  $(INSTALL) -d -m 0755 "$(DESTDIR)$(AUTOSTARTDIR)"; \
+	  sed 's|/usr/local/bin/keyhold|$(BINDIR)/keyhold|g' systemd/keyhold-session.desktop > "$(DESTDIR)$(AUTOSTARTDIR)/keyhold-session.desktop"; \
+	  chmod 0644 "$(DESTDIR)$(AUTOSTARTDIR)/keyhold-session.desktop"; \
+	  echo "installed keyhold-session, its user unit and $(AUTOSTARTDIR)/keyhold-session.desktop"; \
+	else \
+	  echo "no keyhold-session at $(SESSION_BINARY): not installed (make builds it)"; \
+	fi
 	@if [ -e "$(DESTDIR)$(SYSCONFDIR)/keyhold/config.toml" ]; then \
 	  echo "keeping $(DESTDIR)$(SYSCONFDIR)/keyhold/config.toml (the default is config/keyhold.toml)"; \
 	else \
@@ -72,6 +89,7 @@ activate:
 	$(UDEVADM) trigger --action=change --subsystem-match=input --subsystem-match=misc
 	-$(UDEVADM) settle --timeout=15
 	$(SYSTEMCTL) daemon-reload
+	@if [ -e "$(USERUNITDIR)/keyhold-session.service" ]; then $(SYSTEMCTL) --global enable keyhold-session.service; fi
 	@if [ "$(NO_START)" = 1 ]; then \
 	  echo "NO_START=1: enable and start it with: systemctl enable --now keyhold"; \
 	elif $(SYSTEMCTL) is-active --quiet keyhold.service; then \
@@ -83,8 +101,10 @@ activate:
 	fi
 
 uninstall:
-	@if [ -z "$(DESTDIR)" ]; then $(SYSTEMCTL) disable --now keyhold.service 2>/dev/null || true; fi
-	rm -f "$(DESTDIR)$(BINDIR)/keyhold" \
+	@if [ -z "$(DESTDIR)" ]; then $(SYSTEMCTL) disable --now keyhold.service 2>/dev/null || true; \
+	  $(SYSTEMCTL) --global disable keyhold-session.service 2>/dev/null || true; fi
+	rm -f "$(DESTDIR)$(BINDIR)/keyhold" "$(DESTDIR)$(BINDIR)/keyhold-session" \
+	  "$(DESTDIR)$(USERUNITDIR)/keyhold-session.service" "$(DESTDIR)$(AUTOSTARTDIR)/keyhold-session.desktop" \
 	  "$(DESTDIR)$(UNITDIR)/keyhold.service" "$(DESTDIR)$(USERUNITDIR)/keyhold.service" \
 	  "$(DESTDIR)$(UDEVRULESDIR)/70-keyhold.rules" "$(DESTDIR)$(QUIRKSDIR)/50-keyhold.quirks" \
 	  "$(DESTDIR)$(SYSUSERSDIR)/keyhold.conf" "$(DESTDIR)$(MODULESDIR)/keyhold.conf"

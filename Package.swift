@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "KeyholdKit", targets: ["KeyholdKit"]),
         .library(name: "KeyholdLinux", targets: ["KeyholdLinux"]),
         .executable(name: "keyhold", targets: ["keyhold"]),
+        .executable(name: "keyhold-session", targets: ["keyhold-session"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -34,6 +35,15 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The session companion's X11 backend (XTest, xkbcommon-x11), in C: only the companion
+        // links a desktop library, never the daemon.
+        .target(
+            name: "CSessionX11",
+            linkerSettings: [.linkedLibrary("X11"), .linkedLibrary("Xtst"), .linkedLibrary("X11-xcb"),
+                             .linkedLibrary("xkbcommon-x11"), .linkedLibrary("xkbcommon")]
+        ),
+        // keyhold-session: runs in a user's graphical session, types what the daemon hands it.
+        .executableTarget(name: "keyhold-session", dependencies: ["KeyholdKit", "KeyholdLinux", "CSessionX11", "CSystemd"]),
         // Prints engine throughput; run with `swift run -c release KeyholdBenchmarks`.
         .executableTarget(name: "KeyholdBenchmarks", dependencies: ["KeyholdKit", "KeyholdLinux"]),
         .testTarget(name: "KeyholdKitTests", dependencies: ["KeyholdKit"]),

@@ -2,7 +2,8 @@
 # Installs the Debian packages Keyhold builds against (and, with --e2e, what the QEMU
 # end-to-end tests need). Idempotent; needs root (or sudo).
 set -euo pipefail
-pkgs=(pkg-config libevdev-dev libudev-dev libxkbcommon-dev xkb-data libasound2-dev libsystemd-dev unicode-cldr-core)
+pkgs=(pkg-config libevdev-dev libudev-dev libxkbcommon-dev xkb-data libasound2-dev libsystemd-dev unicode-cldr-core
+      libx11-dev libxtst-dev libx11-xcb-dev libxkbcommon-x11-dev)
 if [ "${1:-}" = "--e2e" ]; then
   pkgs+=(qemu-system-x86 busybox-static kmod udev kbd interception-tools)
   # The desktop suite: a real X server (dummy video, libinput), a GTK 3 entry, xterm; the guest

@@ -13,6 +13,9 @@ public enum Log {
     nonisolated(unsafe) public static var maximumLevel: Level =
         getenv("KEYHOLD_DEBUG").map { String(cString: $0) == "1" } == true ? .debug : .info
 
+    /// The name each line starts with.
+    nonisolated(unsafe) public static var program = "keyhold"
+
     public static func error(_ message: @autoclosure () -> String) { write(.error, message()) }
     public static func warning(_ message: @autoclosure () -> String) { write(.warning, message()) }
     public static func notice(_ message: @autoclosure () -> String) { write(.notice, message()) }
@@ -24,7 +27,7 @@ public enum Log {
     public static func write(_ level: Level, _ message: String) {
         guard level <= maximumLevel else { return }
         // One write(2) per line so lines from several processes never interleave.
-        var line = "<\(level.rawValue)>keyhold: "
+        var line = "<\(level.rawValue)>\(program): "
         line += message.replacingNewlines()
         line += "\n"
         var bytes = Array(line.utf8)

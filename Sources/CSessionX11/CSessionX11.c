@@ -1,0 +1,160 @@
+#include "CSessionX11.h"
+#include <X11/XKBlib.h>
+#include <X11/Xlib-xcb.h>
+#include <X11/Xlib.h>
+#include <X11/extensions/XTest.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <xkbcommon/xkbcommon-x11.h>
+
+enum { MAX_SPARE = 32 };
+// A desktop client reads a key's keysym when it handles the event, which may be after the next
+// character was typed: a keycode is reused for another character only after this long.
+static const int64_t REUSE_AFTER_NS = 150 * 1000000LL;
+
+static Display *dpy;
+static int xkb_event_base;
+static int keysyms_per_keycode;
+static struct spare {
+    KeyCode keycode;
+    uint32_t codepoint;   // 0: empty
+    int64_t last_used;    // CLOCK_MONOTONIC ns
+} spares[MAX_SPARE];
+static int spare_count;
+
+static int64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+// Keycodes with no keysym at all, highest first (the low ones are real keys).
+static void find_spares(void) {
+    int min_kc, max_kc;
+    XDisplayKeycodes(dpy, &min_kc, &max_kc);
+    KeySym *map = XGetKeyboardMapping(dpy, (KeyCode)min_kc, max_kc - min_kc + 1, &keysyms_per_keycode);
+    if (!map) return;
+    spare_count = 0;
+    for (int kc = max_kc; kc >= min_kc && spare_count < MAX_SPARE; kc--) {
+        KeySym *syms = map + (size_t)(kc - min_kc) * keysyms_per_keycode;
+        int empty = 1;
+        for (int i = 0; i < keysyms_per_keycode; i++) if (syms[i] != NoSymbol) { empty = 0; break; }
+        if (empty) spares[spare_count++] = (struct spare){ .keycode = (KeyCode)kc };
+    }
+    XFree(map);
+}
+
+int khx_open(void) {
+    dpy = XOpenDisplay(NULL);
+    if (!dpy) return -1;
+    int event, error, major, minor;
+    if (!XTestQueryExtension(dpy, &event, &error, &major, &minor)) { khx_close(); return -2; }
+    int opcode;
+    major = XkbMajorVersion; minor = XkbMinorVersion;
+    if (!XkbQueryExtension(dpy, &opcode, &xkb_event_base, &error, &major, &minor)) { khx_close(); return -3; }
+    unsigned int mask = XkbNewKeyboardNotifyMask | XkbMapNotifyMask;
+    XkbSelectEvents(dpy, XkbUseCoreKbd, mask, mask);
+    find_spares();
+    if (spare_count == 0) { khx_close(); return -4; }
+    XSync(dpy, False);
+    return ConnectionNumber(dpy);
+}
+
+int khx_spare_count(void) { return spare_count; }
+
+static KeySym keysym_for(uint32_t cp) {
+    if ((cp >= 0x20 && cp <= 0x7e) || (cp >= 0xa0 && cp <= 0xff)) return cp;   // Latin-1 keysyms are their code points
+    return 0x01000000 | cp;
+}
+
+static void map_keycode(KeyCode keycode, KeySym sym) {
+    KeySym syms[8];
+    int n = keysyms_per_keycode < 8 ? keysyms_per_keycode : 8;
+    for (int i = 0; i < n; i++) syms[i] = sym;   // every level: a held Shift changes nothing
+    XChangeKeyboardMapping(dpy, keycode, n, syms, 1);
+}
+
+int khx_type(uint32_t cp) {
+    if (!dpy || spare_count == 0 || cp == 0 || cp > 0x10ffff) return -1;
+    struct spare *slot = NULL;
+    for (int i = 0; i < spare_count; i++) if (spares[i].codepoint == cp) { slot = &spares[i]; break; }
+    if (!slot) {
+        // The empty one, else the least recently used.
+        slot = &spares[0];
+        for (int i = 0; i < spare_count; i++) {
+            if (spares[i].codepoint == 0) { slot = &spares[i]; break; }
+            if (spares[i].last_used < slot->last_used) slot = &spares[i];
+        }
+        if (slot->codepoint != 0) {
+            int64_t wait = slot->last_used + REUSE_AFTER_NS - now_ns();
+            if (wait > 0) nanosleep(&(struct timespec){ .tv_sec = wait / 1000000000LL, .tv_nsec = wait % 1000000000LL }, NULL);
+        }
+        map_keycode(slot->keycode, keysym_for(cp));
+        slot->codepoint = cp;
+    }
+    XTestFakeKeyEvent(dpy, slot->keycode, True, CurrentTime);
+    XTestFakeKeyEvent(dpy, slot->keycode, False, CurrentTime);
+    XSync(dpy, False);
+    slot->last_used = now_ns();
+    return 0;
+}
+
+int khx_restore(void) {
+    if (!dpy) return 0;
+    int restored = 0;
+    for (int i = 0; i < spare_count; i++) {
+        if (spares[i].codepoint == 0) continue;
+        map_keycode(spares[i].keycode, NoSymbol);
+        spares[i].codepoint = 0;
+        restored++;
+    }
+    if (restored) XSync(dpy, False);
+    return restored;
+}
+
+int khx_has_temporary_mappings(void) {
+    for (int i = 0; i < spare_count; i++) if (spares[i].codepoint != 0) return 1;
+    return 0;
+}
+
+int khx_dispatch(void) {
+    int changed = 0;
+    while (dpy && XPending(dpy) > 0) {
+        XEvent event;
+        XNextEvent(dpy, &event);
+        if (event.type == xkb_event_base) {
+            XkbEvent *xkb = (XkbEvent *)&event;
+            if (xkb->any.xkb_type == XkbNewKeyboardNotify || xkb->any.xkb_type == XkbMapNotify) changed = 1;
+        } else if (event.type == MappingNotify) {
+            XRefreshKeyboardMapping(&event.xmapping);
+            changed = 1;
+        }
+    }
+    return changed;
+}
+
+char *khx_keymap_text(void) {
+    if (!dpy) return NULL;
+    xcb_connection_t *xcb = XGetXCBConnection(dpy);
+    if (!xcb) return NULL;
+    if (!xkb_x11_setup_xkb_extension(xcb, XKB_X11_MIN_MAJOR_XKB_VERSION, XKB_X11_MIN_MINOR_XKB_VERSION,
+                                     XKB_X11_SETUP_XKB_EXTENSION_NO_FLAGS, NULL, NULL, NULL, NULL)) return NULL;
+    int32_t device = xkb_x11_get_core_keyboard_device_id(xcb);
+    if (device < 0) return NULL;
+    struct xkb_context *context = xkb_context_new(XKB_CONTEXT_NO_FLAGS);
+    if (!context) return NULL;
+    struct xkb_keymap *keymap = xkb_x11_keymap_new_from_device(context, xcb, device, XKB_KEYMAP_COMPILE_NO_FLAGS);
+    char *text = keymap ? xkb_keymap_get_as_string(keymap, XKB_KEYMAP_FORMAT_TEXT_V1) : NULL;
+    if (keymap) xkb_keymap_unref(keymap);
+    xkb_context_unref(context);
+    return text;
+}
+
+void khx_close(void) {
+    if (!dpy) return;
+    khx_restore();
+    XCloseDisplay(dpy);
+    dpy = NULL;
+    spare_count = 0;
+}

@@ -1,0 +1,26 @@
+// keyhold-session's X11 backend: types any character through XTest by giving it, for a moment,
+// a spare keycode (one the keymap leaves empty), and reads the desktop's keymap as XKB text
+// through xkbcommon-x11. Kept in C so Swift sees five functions, not Xlib.
+#ifndef CSESSIONX11_H
+#define CSESSIONX11_H
+#include <stdint.h>
+
+// Opens $DISPLAY, checks XTest and XKB, finds the spare keycodes and asks for keymap change
+// events. Returns the connection's fd, or -1 (no display), -2 (no XTest), -3 (no XKB),
+// -4 (no spare keycode).
+int khx_open(void);
+// How many spare keycodes were found.
+int khx_spare_count(void);
+// Types one Unicode code point (press and release), waits until the server has it (XSync).
+// Returns 0, or -1 when the code point cannot be typed.
+int khx_type(uint32_t codepoint);
+// Gives every spare keycode back its empty mapping. Returns how many were restored.
+int khx_restore(void);
+// Whether a spare keycode holds a character now.
+int khx_has_temporary_mappings(void);
+// Reads the X events waiting; returns 1 when the keymap may have changed.
+int khx_dispatch(void);
+// The keymap as XKB text (malloc'd; the caller frees it), or NULL.
+char *khx_keymap_text(void);
+void khx_close(void);
+#endif

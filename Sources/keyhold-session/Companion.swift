@@ -1,0 +1,167 @@
+import CSystemd
+import Glibc
+import KeyholdKit
+import KeyholdLinux
+
+/// keyhold-session's loop: one poll over the X connection, the control socket and, while the
+/// daemon refuses this user (another session is in front), logind's monitor. It connects,
+/// takes the companion role, reports the keymap (again whenever the desktop changes it), types
+/// what the daemon hands it and acknowledges each character.
+final class Companion {
+    let typist: X11Typist
+    let controlPath: String
+    private var connection: ControlClient?
+    private var reportedKeymap: String?
+    private var keymapMayHaveChanged = true
+    /// When the spare keycodes are given back (monotonic ms); nil: none in use.
+    private var restoreAt: Int64?
+    /// When to try connecting again (monotonic ms); nil: not waiting on a timer.
+    private var retryAt: Int64? = 0
+    private var retryDelay: Int64 = 500
+    /// logind's monitor, while the daemon says another session is in front.
+    private var loginMonitor: OpaquePointer?
+
+    init(typist: X11Typist, controlPath: String) {
+        self.typist = typist
+        self.controlPath = controlPath
+    }
+
+    /// Runs until `stop` is set (a signal).
+    func run(until stop: () -> Bool) {
+        while !stop() {
+            let now = Companion.now()
+            if let at = retryAt, now >= at { retryAt = nil; connect() }
+            if let at = restoreAt, now >= at {
+                restoreAt = nil
+                typist.restore()
+                keymapMayHaveChanged = keymapMayHaveChanged || typist.dispatch()
+            }
+            if keymapMayHaveChanged && !typist.hasTemporaryMappings { reportKeymap() }
+
+            var fds = [pollfd(fd: typist.fd, events: Int16(POLLIN), revents: 0)]
+            if let connection { fds.append(pollfd(fd: connection.fd, events: Int16(POLLIN), revents: 0)) }
+            if let loginMonitor { fds.append(pollfd(fd: sd_login_monitor_get_fd(loginMonitor), events: Int16(POLLIN), revents: 0)) }
+            let deadline = [restoreAt, retryAt].compactMap { $0 }.min()
+            let timeout = deadline.map { Int32(clamping: max(0, $0 - Companion.now())) } ?? -1
+            let ready = poll(&fds, nfds_t(fds.count), timeout)
+            if ready < 0 { if errno == EINTR { continue }; Log.error("poll: \(String(cString: strerror(errno)))"); return }
+            if fds[0].revents != 0 {
+                if fds[0].revents & Int16(POLLHUP | POLLERR) != 0 { Log.notice("the X server went away"); return }
+                if typist.dispatch() { keymapMayHaveChanged = true }
+            }
+            var i = 1
+            if connection != nil {
+                if fds[i].revents != 0 { readDaemon() }
+                i += 1
+            }
+            if let loginMonitor, i < fds.count, fds[i].revents != 0 {
+                sd_login_monitor_flush(loginMonitor)
+                retryAt = Companion.now()
+            }
+        }
+        typist.restore()
+    }
+
+    // MARK: - The daemon
+
+    private func connect() {
+        let client: ControlClient
+        do { client = try ControlClient(path: controlPath) } catch {
+            scheduleRetry("cannot reach the daemon: \(error)")
+            return
+        }
+        let reply: JSONValue
+        do { reply = try client.request(.companion(backend: "x11"), timeout: 5_000) } catch {
+            scheduleRetry("the daemon did not take the companion: \(error)")
+            return
+        }
+        guard reply["ok"]?.boolValue == true else {
+            let why = reply["error"]?.stringValue ?? "\(reply)"
+            Log.notice("the daemon refused: \(why); trying again when the active session changes")
+            watchLogins()
+            return
+        }
+        connection = client
+        retryDelay = 500
+        stopWatchingLogins()
+        reportedKeymap = nil
+        keymapMayHaveChanged = true
+        Log.info("connected to \(controlPath) as the companion of this session (x11, \(typist.spareKeycodes) spare keycodes)")
+    }
+
+    private func scheduleRetry(_ why: String) {
+        if retryDelay <= 500 { Log.notice("\(why); retrying") }
+        retryAt = Companion.now() + retryDelay
+        retryDelay = min(retryDelay * 2, 30_000)
+    }
+
+    private func disconnected(_ why: String) {
+        connection = nil
+        Log.notice("daemon connection closed (\(why)); reconnecting")
+        retryDelay = 500
+        scheduleRetry("reconnecting")
+    }
+
+    private func readDaemon() {
+        guard let connection else { return }
+        do {
+            while true {
+                guard let line = try connection.readLine(timeout: 0) else { disconnected("closed by the daemon"); return }
+                handle(line)
+                if self.connection == nil { return }
+            }
+        } catch .timeout {
+            return
+        } catch {
+            disconnected("\(error)")
+        }
+    }
+
+    private func handle(_ line: [UInt8]) {
+        guard let message = try? JSONValue.parse(line) else { Log.warning("malformed line from the daemon"); return }
+        if message["event"]?.stringValue == "type", let id = message["id"]?.intValue, let text = message["text"]?.stringValue {
+            if !typist.type(text) { Log.warning("could not type a character (\(text.unicodeScalars.count) code points)") }
+            restoreAt = Companion.now() + X11Typist.restoreDelayMilliseconds
+            do { try connection?.send(.typed(id: UInt64(id))) } catch { disconnected("\(error)") }
+        } else if message["ok"]?.boolValue == false {
+            Log.warning("the daemon: \(message["error"]?.stringValue ?? "error")")
+        } else if let layout = message["layout"]?.stringValue {
+            Log.info("the daemon types with this session's keymap (\(layout))")
+        }
+    }
+
+    /// Sends the keymap when it differs from what the daemon has.
+    private func reportKeymap() {
+        keymapMayHaveChanged = false
+        guard let connection, let keymap = typist.keymapText(), keymap != reportedKeymap else { return }
+        do {
+            try connection.send(.keymap(keymap))
+            reportedKeymap = keymap
+        } catch {
+            disconnected("\(error)")
+        }
+    }
+
+    // MARK: - logind
+
+    private func watchLogins() {
+        guard loginMonitor == nil else { return }
+        var monitor: OpaquePointer?
+        if sd_login_monitor_new("session", &monitor) >= 0, let monitor {
+            loginMonitor = monitor
+        } else {
+            scheduleRetry("cannot watch logind")
+        }
+    }
+
+    private func stopWatchingLogins() {
+        if let loginMonitor { sd_login_monitor_unref(loginMonitor) }
+        loginMonitor = nil
+    }
+
+    static func now() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
+    }
+}
