@@ -35,11 +35,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // The session companion's X11 backend (XTest, xkbcommon-x11), in C: only the companion
+        // The session companion's X11 backend (XTest, XInput 2, xkbcommon-x11), in C: only the companion
         // links a desktop library, never the daemon.
         .target(
             name: "CSessionX11",
-            linkerSettings: [.linkedLibrary("X11"), .linkedLibrary("Xtst"), .linkedLibrary("X11-xcb"),
+            linkerSettings: [.linkedLibrary("X11"), .linkedLibrary("Xtst"), .linkedLibrary("Xi"), .linkedLibrary("X11-xcb"),
                              .linkedLibrary("xkbcommon-x11"), .linkedLibrary("xkbcommon")]
         ),
         // keyhold-session: runs in a user's graphical session, types what the daemon hands it.

@@ -3,7 +3,7 @@
 # end-to-end tests need). Idempotent; needs root (or sudo).
 set -euo pipefail
 pkgs=(pkg-config libevdev-dev libudev-dev libxkbcommon-dev xkb-data libasound2-dev libsystemd-dev unicode-cldr-core
-      libx11-dev libxtst-dev libx11-xcb-dev libxkbcommon-x11-dev)
+      libx11-dev libxtst-dev libxi-dev libx11-xcb-dev libxkbcommon-x11-dev)
 if [ "${1:-}" = "--e2e" ]; then
   pkgs+=(qemu-system-x86 busybox-static kmod udev kbd interception-tools)
   # The desktop suite: a real X server (dummy video, libinput), a GTK 3 entry, xterm; the guest

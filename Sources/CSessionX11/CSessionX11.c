@@ -2,6 +2,7 @@
 #include <X11/XKBlib.h>
 #include <X11/Xlib-xcb.h>
 #include <X11/Xlib.h>
+#include <X11/extensions/XInput2.h>
 #include <X11/extensions/XTest.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,9 @@ static struct spare {
     int64_t last_used;    // CLOCK_MONOTONIC ns
 } spares[MAX_SPARE];
 static int spare_count;
+static int xi_opcode = -1;
+static int followed_device = -1;
+static uint64_t transitions_seen;
 
 static int64_t now_ns(void) {
     struct timespec ts;
@@ -118,12 +122,51 @@ int khx_has_temporary_mappings(void) {
     return 0;
 }
 
+int khx_follow_device(const char *name) {
+    if (!dpy) return -1;
+    if (xi_opcode < 0) {
+        int event, error, major = 2, minor = 2;
+        if (!XQueryExtension(dpy, "XInputExtension", &xi_opcode, &event, &error)) { xi_opcode = -1; return -1; }
+        if (XIQueryVersion(dpy, &major, &minor) != Success || major < 2) { xi_opcode = -1; return -1; }
+        // Raw events are selected on the root window and come whichever window has the focus.
+        unsigned char bits[XIMaskLen(XI_LASTEVENT)] = { 0 };
+        XISetMask(bits, XI_RawKeyPress);
+        XISetMask(bits, XI_RawKeyRelease);
+        XIEventMask mask = { .deviceid = XIAllDevices, .mask_len = sizeof bits, .mask = bits };
+        XISelectEvents(dpy, DefaultRootWindow(dpy), &mask, 1);
+    }
+    followed_device = -1;
+    int count = 0;
+    XIDeviceInfo *devices = XIQueryDevice(dpy, XIAllDevices, &count);
+    for (int i = 0; i < count; i++) {
+        if (devices[i].use == XISlaveKeyboard && devices[i].name && strcmp(devices[i].name, name) == 0) {
+            followed_device = devices[i].deviceid;
+            break;
+        }
+    }
+    if (devices) XIFreeDeviceInfo(devices);
+    XSync(dpy, False);
+    khx_dispatch();      // what was delivered before now does not count
+    transitions_seen = 0;
+    return followed_device >= 0 ? 1 : 0;
+}
+
+uint64_t khx_transitions_seen(void) { return transitions_seen; }
+
 int khx_dispatch(void) {
     int changed = 0;
     while (dpy && XPending(dpy) > 0) {
         XEvent event;
         XNextEvent(dpy, &event);
-        if (event.type == xkb_event_base) {
+        if (event.type == GenericEvent && event.xcookie.extension == xi_opcode) {
+            if (XGetEventData(dpy, &event.xcookie)) {
+                XIRawEvent *raw = event.xcookie.data;
+                if ((event.xcookie.evtype == XI_RawKeyPress || event.xcookie.evtype == XI_RawKeyRelease)
+                    && raw->sourceid == followed_device && followed_device >= 0
+                    && !(raw->flags & XIKeyRepeat)) transitions_seen++;
+                XFreeEventData(dpy, &event.xcookie);
+            }
+        } else if (event.type == xkb_event_base) {
             XkbEvent *xkb = (XkbEvent *)&event;
             if (xkb->any.xkb_type == XkbNewKeyboardNotify || xkb->any.xkb_type == XkbMapNotify) changed = 1;
         } else if (event.type == MappingNotify) {

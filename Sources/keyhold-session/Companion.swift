@@ -20,6 +20,12 @@ final class Companion {
     private var retryDelay: Int64 = 500
     /// logind's monitor, while the daemon says another session is in front.
     private var loginMonitor: OpaquePointer?
+    /// Whether the X server's deliveries of the virtual keyboard's keys can be counted (XInput 2),
+    /// so a character is typed only after the keys before it.
+    private var followsVirtualKeyboard = false
+    private var warnedLate = false
+    /// How long to wait for the keys typed before a character to reach the desktop.
+    static let orderTimeoutMilliseconds: Int64 = 300
 
     init(typist: X11Typist, controlPath: String) {
         self.typist = typist
@@ -70,6 +76,8 @@ final class Companion {
             scheduleRetry("cannot reach the daemon: \(error)")
             return
         }
+        // Counting starts before the request: the daemon counts from when it takes it.
+        followsVirtualKeyboard = typist.follow(device: VirtualKeyboard.deviceName)
         let reply: JSONValue
         do { reply = try client.request(.companion(backend: "x11"), timeout: 5_000) } catch {
             scheduleRetry("the daemon did not take the companion: \(error)")
@@ -86,7 +94,8 @@ final class Companion {
         stopWatchingLogins()
         reportedKeymap = nil
         keymapMayHaveChanged = true
-        Log.info("connected to \(controlPath) as the companion of this session (x11, \(typist.spareKeycodes) spare keycodes)")
+        Log.info("connected to \(controlPath) as the companion of this session (x11, \(typist.spareKeycodes) spare keycodes"
+                 + (followsVirtualKeyboard ? ", following \"\(VirtualKeyboard.deviceName)\" for order)" : "; the virtual keyboard is not an X device yet: order by time only)"))
     }
 
     private func scheduleRetry(_ why: String) {
@@ -120,9 +129,22 @@ final class Companion {
     private func handle(_ line: [UInt8]) {
         guard let message = try? JSONValue.parse(line) else { Log.warning("malformed line from the daemon"); return }
         if message["event"]?.stringValue == "type", let id = message["id"]?.intValue, let text = message["text"]?.stringValue {
+            Log.debug("type request \(id)")   // never what it is
+            if followsVirtualKeyboard, let after = message["after"]?.intValue, after > 0 {
+                let waited = typist.waitForTransitions(UInt64(after), timeoutMilliseconds: Companion.orderTimeoutMilliseconds)
+                if waited.keymapChanged { keymapMayHaveChanged = true }
+                if !waited.reached && !warnedLate {
+                    warnedLate = true
+                    Log.warning("the X server had not delivered the keys before a character after \(Companion.orderTimeoutMilliseconds) ms"
+                                + " (keys it cannot represent?); typing it anyway and counting from here")
+                }
+            }
             if !typist.type(text) { Log.warning("could not type a character (\(text.unicodeScalars.count) code points)") }
             restoreAt = Companion.now() + X11Typist.restoreDelayMilliseconds
             do { try connection?.send(.typed(id: UInt64(id))) } catch { disconnected("\(error)") }
+        } else if message["event"]?.stringValue == "active" {
+            // In front again: count the virtual keyboard's transitions from here, as the daemon does.
+            followsVirtualKeyboard = typist.follow(device: VirtualKeyboard.deviceName)
         } else if message["ok"]?.boolValue == false {
             Log.warning("the daemon: \(message["error"]?.stringValue ?? "error")")
         } else if let layout = message["layout"]?.stringValue {

@@ -46,6 +46,35 @@ final class X11Typist {
 
     func restore() { _ = khx_restore() }
 
+    /// Starts counting the key transitions the server delivers from the device `name`; false
+    /// when there is no such device (or no XInput 2): then nothing can be waited for.
+    func follow(device name: String) -> Bool {
+        missed = 0
+        return khx_follow_device(name) == 1
+    }
+
+    /// Transitions the server delivered that the count could not see (keycodes X cannot
+    /// represent): added after a wait times out, so one miss does not delay every character.
+    private var missed: UInt64 = 0
+
+    /// Waits (reading X events, at most `timeoutMilliseconds`) until the server has delivered
+    /// `count` transitions of the followed device; false on timeout.
+    func waitForTransitions(_ count: UInt64, timeoutMilliseconds: Int64) -> (reached: Bool, keymapChanged: Bool) {
+        var keymapChanged = false
+        let end = Companion.now() + timeoutMilliseconds
+        while khx_transitions_seen() &+ missed < count {
+            let left = end - Companion.now()
+            if left <= 0 {
+                missed = count &- khx_transitions_seen()
+                return (false, keymapChanged)
+            }
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            if poll(&pfd, 1, Int32(left)) < 0 && errno != EINTR { return (false, keymapChanged) }
+            if dispatch() { keymapChanged = true }
+        }
+        return (true, keymapChanged)
+    }
+
     /// Reads what the X server sent; true when the keymap may have changed.
     func dispatch() -> Bool { khx_dispatch() != 0 }
 

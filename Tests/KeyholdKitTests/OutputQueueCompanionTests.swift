@@ -9,15 +9,15 @@ final class OutputQueueCompanionTests: XCTestCase {
     final class Desktop: KeyEventOutput, OutputCompanion {
         var clock = Timestamp.zero
         var timeline: [String] = []
-        var requests: [(text: String, id: UInt64)] = []
+        var requests: [(text: String, id: UInt64, after: UInt64)] = []
         /// Answers at once from within `type` (a companion on the same thread).
         weak var answerAtOnce: OutputQueue?
         func send(_ key: KeyCode, _ state: KeyState) {
             timeline.append("\(key)\(state == .down ? "↓" : "↑")")
         }
-        func type(_ text: String, id: UInt64) {
+        func type(_ text: String, id: UInt64, after: UInt64) {
             timeline.append("companion:\(text)")
-            requests.append((text, id))
+            requests.append((text, id, after))
             answerAtOnce?.acknowledge(id)
         }
     }
@@ -47,6 +47,7 @@ final class OutputQueueCompanionTests: XCTestCase {
         desktop.clock = Timestamp(microseconds: 5_000)
         queue.drain()
         XCTAssertEqual(desktop.timeline, ["x↓", "x↑", "companion:é"])
+        XCTAssertEqual(desktop.requests[0].after, 2, "the companion waits until the desktop has delivered x's two transitions")
         XCTAssertTrue(queue.isAwaitingCompanion)
         XCTAssertEqual(queue.count, 4, "y and z wait behind é")
         desktop.clock = Timestamp(microseconds: 7_000)

@@ -45,7 +45,7 @@ final class OutputTests: XCTestCase {
         final class Companion: OutputCompanion {
             var texts: [String] = []
             weak var queue: OutputQueue?
-            func type(_ text: String, id: UInt64) { texts.append(text); queue?.acknowledge(id) }
+            func type(_ text: String, id: UInt64, after: UInt64) { texts.append(text); queue?.acknowledge(id) }
         }
         let app = SimulatedApplication()
         let queue = OutputQueue(sink: app, pacing: .init(burst: 1000), clock: { .zero })

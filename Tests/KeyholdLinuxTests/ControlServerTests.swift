@@ -226,14 +226,15 @@ final class ControlServerTests: XCTestCase {
         let reply = try client.request(.keymap(keymap))
         XCTAssertEqual(reply["ok"], .bool(true), "\(reply)")
         XCTAssertEqual(reply["layout"]?.stringValue, "German")
-        let layout = try XCTUnwrap(loop.sync { handler.connected.first?.layout })
+        let layout = try XCTUnwrap(loop.sync { handler.layout })
         XCTAssertEqual(layout.keystroke(for: "ä")?.key, KeyCode(40), "ä is a key of the reported German keymap")
         XCTAssertEqual(try client.request(.keymap("xkb_keymap { nonsense"))["ok"], .bool(false))
 
-        loop.sync { handler.connected[0].type("é", id: 7) }
+        loop.sync { handler.connected[0].type("é", id: 7, after: 12) }
         let event = try client.readReply()
         XCTAssertEqual(event["event"]?.stringValue, "type")
         XCTAssertEqual(event["id"]?.intValue, 7)
+        XCTAssertEqual(event["after"]?.intValue, 12)
         XCTAssertEqual(event["text"]?.stringValue, "é")
         try client.sendRaw(Array(ControlRequest.typed(id: 7).line.utf8))
         XCTAssertTrue(waitUntil(5) { loop.sync { handler.typed == [7] } })
@@ -525,6 +526,7 @@ final class FakeHandler: ControlHandler, @unchecked Sendable {
 final class CompanionHandler: ControlHandler, @unchecked Sendable {
     var connected: [SessionCompanion] = []
     var typed: [UInt64] = []
+    var layout: XKBLayout?
     var disconnected = false
     func status() -> ControlStatus { ControlStatus() }
     func reload() -> ControlReloadResult { .failed("no") }
@@ -536,7 +538,7 @@ final class CompanionHandler: ControlHandler, @unchecked Sendable {
     func companion(_ companion: SessionCompanion, reportedKeymap keymap: String) throws(ControlProtocolError) -> String {
         do {
             let layout = try XKBLayout(keymapText: keymap, source: "test")
-            companion.layout = layout
+            self.layout = layout
             return layout.name
         } catch { throw .malformed(error.description) }
     }

@@ -7,17 +7,24 @@
 #   Tests/e2e/desktop-e2e.sh            # host: needs $KEYHOLD or builds it; vm.sh setup; boot
 #   Tests/e2e/desktop-e2e.sh --guest    # what runs inside the guest
 #
+# Then keyhold-session (the companion, beside $KEYHOLD) is started as kuser's systemd user unit
+# and the cells run again (target x11+ks), xterm's counted too.
+#
 # Checks, each PASS/FAIL:
 #   auto      the x11 session on VT 7 becomes active: Keyhold switches to ctrl-shift-u by itself
-#             (sd-login); a switch to a text VT switches it back to console
+#             (sd-login); with the companion connected to session; a text VT: console
 #   cells     per layout (us, de) and application: `hello`; hold e then 2 -> é; a `text:ł€`
 #             binding; a 200-character `text:` binding with accents; each compared with what
 #             the application received (the GTK entry's text; the bytes xterm's shell read)
 #   layout    with de in localed's X11 settings, ä and € are typed as keys, no Unicode method
 #   order     hold e, 2, then xyz at 150 wpm -> éxyz
 #   overrun   Xorg's log has no SYN_DROPPED for Keyhold's virtual keyboard
-# xterm has no input method: there `ctrl-shift-u` shows `^U e9 `; its cells are printed in the
-# matrix, marked "needs keyhold-session", and not counted until the session companion exists.
+#   companion the desktop's keymap (de, then us after setxkbmap) reaches the daemon; a second
+#             user's companion is refused and types nothing; on another VT the session's
+#             companion gets nothing; killed mid-text (SIGKILL), nothing is lost and systemd
+#             restarts it; stopped, it gives its spare keycodes back
+# xterm has no input method: without the companion `ctrl-shift-u` shows `^U e9 `; those cells
+# are printed in the matrix, marked "needs keyhold-session", and not counted.
 # The matrix (target, app, layout, cell, result) is printed; the last line is "N passed, N failed".
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -32,6 +39,7 @@ LONG_TEXT=${LONG_TEXT:0:200}
 
 x() { DISPLAY=$DISPLAY_NUM "$@"; }
 MATRIX=()
+TARGET=x11   # the matrix's target column: x11 (no companion: ctrl-shift-u), x11+ks (keyhold-session)
 # cell TARGET APP LAYOUT CELL EXPECTED FILE [counted]: one matrix row; a check unless told not
 cell() {
   local target=$1 app=$2 layout=$3 name=$4 want=$5 file=$6 counted=${7:-yes} got
@@ -66,20 +74,33 @@ clear() {
   fi
 }
 
-# type_cells APP LAYOUT FILE [counted]: the four cells into the focused application
+# type_cells APP LAYOUT FILE [counted]: the four cells into the focused application. Holding e
+# types e, then the pick replaces it: an entry shows é, a terminal's program reads e DEL é.
 type_cells() {
-  local app=$1 layout=$2 file=$3 counted=${4:-yes}
+  local app=$1 layout=$2 file=$3 counted=${4:-yes} picked=é
+  [ "$app" = xterm ] && picked=$'e\177é'
   clear "$app" "$file"; src_type kb hello
-  cell x11 "$app" "$layout" "hello" "hello" "$file" "$counted"
+  cell "$TARGET" "$app" "$layout" "hello" "hello" "$file" "$counted"
   clear "$app" "$file"; src_send kb "d e" "t 600" "u e" "t 50" "d KEY_2" "u KEY_2"
-  cell x11 "$app" "$layout" "hold e, 2 -> é" "é" "$file" "$counted"
+  cell "$TARGET" "$app" "$layout" "hold e, 2 -> é" "$picked" "$file" "$counted"
   clear "$app" "$file"; src_send kb "d KEY_F1" "u KEY_F1"
-  cell x11 "$app" "$layout" "text:ł€" "ł€" "$file" "$counted"
+  cell "$TARGET" "$app" "$layout" "text:ł€" "ł€" "$file" "$counted"
   clear "$app" "$file"; src_send kb "d KEY_F2" "u KEY_F2"
-  cell x11 "$app" "$layout" "200-char text:" "$LONG_TEXT" "$file" "$counted"
+  cell "$TARGET" "$app" "$layout" "200-char text:" "$LONG_TEXT" "$file" "$counted"
+}
+
+# order_cell APP LAYOUT FILE: hold e, 2, then x y z at 150 wpm (70 ms apart, overlapping)
+order_cell() {
+  local app=$1 picked=é
+  [ "$app" = xterm ] && picked=$'e\177é'
+  clear "$app" "$3"; src_send kb "d e" "t 600" "u e" "t 50" "d KEY_2" "u KEY_2" "t 8" "d x" "t 70" "d y" "u x" "t 70" "d z" "u y" "t 70" "u z"
+  cell "$TARGET" "$app" "$2" "order: é then xyz" "${picked}xyz" "$3"
 }
 
 focus() { x xdotool search --sync --name "$1" windowfocus --sync; }
+kuser_ctl() { runuser -u kuser -- env XDG_RUNTIME_DIR="/run/user/$(id -u kuser)" systemctl --user "$@"; }
+ks_journal() { journalctl -q --no-pager _SYSTEMD_USER_UNIT=keyhold-session.service 2>/dev/null; }
+ks_requests() { ks_journal | grep -c 'type request'; }
 kh_log() { cat "$E2E_OUT/keyhold.log" 2>/dev/null; }
 log_count() { kh_log | grep -c -- "$1"; }
 log_has() { [ "$(log_count "$1")" -ge "$2" ]; }
@@ -166,8 +187,7 @@ EOF
   check "GTK entry started" wait_until 60 grep -q ready "$E2E_WORK/gtk.out"
   check "GTK entry focused" focus keyhold-gtk
   type_cells gtk us "$gtk"
-  clear gtk "$gtk"; src_send kb "d e" "t 600" "u e" "t 50" "d KEY_2" "u KEY_2" "t 8" "d x" "t 70" "d y" "u x" "t 70" "d z" "u y" "t 70" "u z"
-  cell x11 gtk us "order: é then xyz" "éxyz" "$gtk"
+  order_cell gtk us "$gtk"
 
   # ---- xterm (no input method): printed, not counted
   x xterm -title keyhold-xterm -e sh -c "stty raw -echo; exec cat >> '$term'" > "$E2E_WORK/xterm.out" 2>&1 &
@@ -195,6 +215,65 @@ EOF
     eval "record_keys de | tr '\\n' ' ' | grep -q '100 1 18 1 18 0 100 0'"
   type_cells gtk de "$gtk"
 
+  # ---- keyhold-session, started as kuser's user unit (graphical-session.target would start it)
+  TARGET=x11+ks
+  local kuid ks ks_pid
+  kuid=$(id -u kuser)
+  ks=$(dirname "$KEYHOLD")/keyhold-session
+  mkdir -p /etc/systemd/user
+  sed "s|^ExecStart=.*|ExecStart=$ks|" "$HERE/../../systemd/keyhold-session.service" > /etc/systemd/user/keyhold-session.service
+  check "kuser's user manager runs" wait_until 20 kuser_ctl show-environment
+  kuser_ctl daemon-reload
+  kuser_ctl set-environment DISPLAY=$DISPLAY_NUM KEYHOLD_DEBUG=1
+  kuser_ctl start keyhold-session.service
+  check "keyhold-session (user unit) connects as kuser's companion" wait_log 20 "keyhold-session pid .* of uid $kuid (x11) connected"
+  check "auto: with the companion, session" wait_log 10 "unicode method session (auto: graphical session .* keyhold-session connected (x11))"
+  check "the companion reports the desktop's keymap (de)" wait_log 10 "the desktop's keymap is German"
+  check "GTK entry focused (companion, de)" focus keyhold-gtk
+  type_cells gtk de "$gtk"
+  if focus keyhold-xterm; then type_cells xterm de "$term"; else fail "xterm focused (companion, de)"; fi
+  x setxkbmap us
+  check "the companion reports the new keymap (us)" wait_log 10 "the desktop's keymap is English (US)"
+  check "GTK entry focused (companion, us)" focus keyhold-gtk
+  type_cells gtk us "$gtk"
+  order_cell gtk us "$gtk"
+  if focus keyhold-xterm; then
+    type_cells xterm us "$term"
+    order_cell xterm us "$term"
+  else fail "xterm focused (companion, us)"; fi
+
+  # ---- a second user's companion is refused
+  useradd -m -s /bin/sh kuser2
+  runuser -u kuser2 -- env DISPLAY=$DISPLAY_NUM XDG_RUNTIME_DIR=/tmp KEYHOLD_DEBUG=1 "$ks" > "$E2E_OUT/ks-kuser2.log" 2>&1 &
+  ks_pid=$!
+  check "a second user's companion is refused (not the active session's owner)" \
+    eval "wait_until 15 grep -q 'the daemon refused' '$E2E_OUT/ks-kuser2.log' && wait_log 5 'uid $(id -u kuser2)) refused as companion: uid $(id -u kuser2) does not own'"
+  check "the refused companion got nothing to type" eval "! grep -q 'type request' '$E2E_OUT/ks-kuser2.log'"
+  kill "$ks_pid" 2>/dev/null
+
+  # ---- another VT: keys go to the console; the x11 session's companion gets nothing
+  local before
+  before=$(ks_requests)
+  check "console app started on VT 2 again" vt_start
+  check "VT 2: no companion, console" wait_log 10 "session companion: none for text console"
+  vt_clear; src_send kb "d e" "t 600" "u e" "t 50" "d KEY_2" "u KEY_2"
+  vt_cell "hold e, 2 -> é (companion idle)" 'e\177\303\251'
+  vt_stop
+  check "the x11 session's companion got nothing while VT 2 was in front" test "$(ks_requests)" = "$before"
+  chvt 7
+  check "back on VT 7: the companion again" wait_log 10 "session companion: keyhold-session pid"
+
+  # ---- the companion killed mid-text: nothing lost (the rest through ctrl-shift-u)
+  check "GTK entry focused (kill test)" focus keyhold-gtk
+  clear gtk "$gtk"; src_send kb "d KEY_F2" "u KEY_F2"
+  sleep 0.4
+  kuser_ctl kill --signal=KILL keyhold-session.service
+  cell "$TARGET" gtk us "companion killed mid-text" "$LONG_TEXT" "$gtk"
+  check "the daemon saw the companion go" wait_log 5 "keyhold-session pid .* disconnected"
+  check "systemd restarts it and it connects again" wait_log 20 "keyhold-session pid .* of uid $kuid (x11) connected" 2
+  kuser_ctl stop keyhold-session.service
+  check "the companion gave the spare keycodes back on stop" wait_until 10 eval "ks_journal | grep -q 'stopping; the keymap is as the desktop made it'"
+
   # ---- the reader never overran
   check "Xorg's log has no SYN_DROPPED (bursts stay under a reader's buffer)" \
     eval "! grep -q SYN_DROPPED '$E2E_OUT/Xorg.0.log'" || grep -B2 SYN_DROPPED "$E2E_OUT/Xorg.0.log" | head -20
@@ -216,6 +295,11 @@ host() {
     KEYHOLD=$(cd "$repo" && swift build -c release --show-bin-path)/keyhold
   fi
   KEYHOLD=$(cd "$(dirname "$KEYHOLD")" && pwd)/$(basename "$KEYHOLD")
+  # The companion is taken from beside the daemon's binary.
+  if [ ! -x "$(dirname "$KEYHOLD")/keyhold-session" ]; then
+    echo "desktop-e2e: no keyhold-session beside $KEYHOLD (swift build -c release --product keyhold-session)"
+    echo "0 passed, 1 failed"; return 1
+  fi
   "$HERE/vm.sh" setup || { echo "0 passed, 1 failed"; return 1; }
   rm -rf "$results"; mkdir -p "$results"
   local rc=0 vmdir=${VM_DIR:-/tmp/keyhold-vm}

@@ -20,6 +20,12 @@ int khx_restore(void);
 int khx_has_temporary_mappings(void);
 // Reads the X events waiting; returns 1 when the keymap may have changed.
 int khx_dispatch(void);
+// Follows the X input device named `name` (Keyhold's virtual keyboard) through XInput 2 raw
+// events: how many key transitions from it the server has delivered. Returns 1 when the
+// device was found, 0 when not (then khx_transitions_seen stays 0), -1 without XInput 2.2.
+int khx_follow_device(const char *name);
+// Key transitions from the followed device the server has delivered since khx_follow_device.
+uint64_t khx_transitions_seen(void);
 // The keymap as XKB text (malloc'd; the caller frees it), or NULL.
 char *khx_keymap_text(void);
 void khx_close(void);

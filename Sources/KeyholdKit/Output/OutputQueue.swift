@@ -1,7 +1,9 @@
 /// The session companion as the queue sees it: it types text through the desktop and calls the
-/// queue's `acknowledge(_:)` with the same id once the desktop has it.
+/// queue's `acknowledge(_:)` with the same id once the desktop has it. `after`: how many key
+/// transitions the queue had written to the device by then (`writtenCount`); the companion types
+/// only once the desktop has delivered those (an X server reads the device on its own thread).
 public protocol OutputCompanion: AnyObject {
-    func type(_ text: String, id: UInt64)
+    func type(_ text: String, id: UInt64, after: UInt64)
 }
 
 /// Everything Keyhold types, in order: key transitions for the virtual keyboard and characters
@@ -82,6 +84,8 @@ public final class OutputQueue: TextHandOffOutput {
     /// Items not yet written or handed off (the one in flight not counted).
     public var count: Int { waiting.count - head }
     public var isEmpty: Bool { head == waiting.count }
+    /// Key transitions written to the device so far.
+    public private(set) var writtenCount: UInt64 = 0
     /// Whether a hand-off waits for the companion's acknowledgement.
     public var isAwaitingCompanion: Bool { inFlight != nil }
 
@@ -144,7 +148,7 @@ public final class OutputQueue: TextHandOffOutput {
                 let id = nextID
                 nextID &+= 1
                 inFlight = (id, now.adding(microseconds: acknowledgementTimeoutMicroseconds), fallback, companion)
-                companion.type(text, id: id)
+                companion.type(text, id: id, after: writtenCount)
                 if inFlight != nil { return }   // not acknowledged from within `type`
             }
         }
@@ -210,6 +214,7 @@ public final class OutputQueue: TextHandOffOutput {
 
     private func write(_ transition: KeyTransition) {
         burstCount += 1
+        writtenCount &+= 1
         lastWrite = clock()
         sink.send(transition.key, transition.state)
     }

@@ -13,7 +13,10 @@ import KeyholdKit
 //   {"cmd":"companion","backend":"x11"} -> {"ok":true,"companion":true}: the connection becomes
 //                                        the session companion's (keyhold-session); then:
 //   {"cmd":"keymap","keymap":"xkb_keymap {...}"} -> {"ok":true,"layout":"..."} (the desktop's)
-//   daemon: {"event":"type","id":7,"text":"é"}   companion: {"cmd":"typed","id":7}
+//   daemon: {"event":"type","id":7,"after":120,"text":"é"}   companion: {"cmd":"typed","id":7}
+//   ("after": type only once the desktop has delivered that many of the virtual keyboard's key
+//   transitions, counted from the companion request on, or from the last {"event":"active"},
+//   which the daemon sends when the companion's session comes in front again)
 // Errors: {"ok":false,"error":"..."}; a line over 4096 bytes (1 MiB for a companion, whose
 // keymap is one line) gets the error and the connection is closed. Events carry key names and characters only with "content":true, which is granted
 // only to root (SO_PEERCRED) or the user the daemon runs as; everyone else sees gestures,

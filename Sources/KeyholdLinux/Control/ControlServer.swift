@@ -465,17 +465,23 @@ public final class ControlServer: EngineObserver {
 
     private var typeLine = JSONWriter(capacity: 128)
 
-    /// `{"event":"type","id":ID,"text":TEXT}` to `companion`'s connection, now.
-    func sendType(_ text: String, id: UInt64, to companion: SessionCompanion) {
+    /// `{"event":"type","id":ID,"after":N,"text":TEXT}` to `companion`'s connection, now.
+    func sendType(_ text: String, id: UInt64, after: UInt64, to companion: SessionCompanion) {
         guard let client = clients.values.first(where: { $0.companion === companion }) else { return }
         typeLine.reset()
         typeLine.beginObject()
         typeLine.key("event"); typeLine.rawString("type")
         typeLine.key("id"); typeLine.int(Int(id))
+        typeLine.key("after"); typeLine.int(Int(truncatingIfNeeded: after))
         typeLine.key("text"); typeLine.string(text)
         typeLine.endObject()
         typeLine.newline()
         enqueue(client, typeLine.bytes, now: true)
+    }
+
+    func sendActive(to companion: SessionCompanion) {
+        guard let client = clients.values.first(where: { $0.companion === companion }) else { return }
+        enqueue(client, Array("{\"event\":\"active\"}\n".utf8), now: true)
     }
 
     func disconnect(_ companion: SessionCompanion, why: String) {

@@ -8,9 +8,6 @@ public final class SessionCompanion: OutputCompanion, CustomStringConvertible {
     public let pid: Int32
     /// How it types: `x11` (XTest), `wayland` (a virtual keyboard).
     public let backend: String
-    /// The desktop's layout, compiled from the keymap it reported; nil until it reports one.
-    public var layout: KeyboardLayout?
-    public var layoutName: String?
     let clientID: Int
     weak var server: ControlServer?
 
@@ -18,9 +15,21 @@ public final class SessionCompanion: OutputCompanion, CustomStringConvertible {
         self.uid = uid; self.pid = pid; self.backend = backend; self.clientID = clientID; self.server = server
     }
 
-    /// `{"event":"type","id":ID,"text":TEXT}` to the companion, sent at once.
-    public func type(_ text: String, id: UInt64) {
-        server?.sendType(text, id: id, to: self)
+    /// The output queue's `writtenCount` when it connected: `after` is sent relative to it (the
+    /// companion counts the device's transitions from then on).
+    public var writtenAtConnect: UInt64 = 0
+
+    /// `{"event":"type","id":ID,"after":N,"text":TEXT}` to the companion, sent at once.
+    public func type(_ text: String, id: UInt64, after: UInt64) {
+        server?.sendType(text, id: id, after: after &- writtenAtConnect, to: self)
+    }
+
+    /// `{"event":"active"}`: its session is in front now; it counts the virtual keyboard's
+    /// transitions afresh from here (`writtenAtConnect` is set again), as its X server may not
+    /// have been reading the device while another session was in front.
+    public func becameActive(writtenCount: UInt64) {
+        writtenAtConnect = writtenCount
+        server?.sendActive(to: self)
     }
 
     /// Closes its connection (a companion that missed a deadline); `companionDisconnected` follows.

@@ -57,6 +57,9 @@ public final class KeyholdDaemon {
     private var companions: [SessionCompanion] = []
     /// The companion of the session in front of the user, if it is connected.
     private var activeCompanion: SessionCompanion?
+    /// The desktop layout each user's companion last reported: still the best knowledge of
+    /// that desktop's keymap when the companion has gone (killed, restarting).
+    private var desktopLayouts: [UInt32: (layout: KeyboardLayout, name: String)] = [:]
     private var paused = false
 
     private final class ManagedDevice {
@@ -234,10 +237,15 @@ public final class KeyholdDaemon {
         configuration.output.unicodeMethod.resolved(for: target, companion: activeCompanion?.backend)
     }
 
-    /// The layout keystrokes are typed with: the desktop's, when its companion reported it;
-    /// else the configured or system one.
-    private var activeLayout: KeyboardLayout { activeCompanion?.layout ?? layout }
-    private var activeLayoutName: String { activeCompanion?.layoutName ?? "\(layoutNames)" }
+    /// The layout keystrokes are typed with: the desktop's, as its companion reported it (also
+    /// after the companion has gone); else the configured or system one.
+    private var activeLayout: KeyboardLayout { desktopLayout?.layout ?? layout }
+    private var activeLayoutName: String { desktopLayout?.name ?? "\(layoutNames)" }
+    private var desktopLayout: (layout: KeyboardLayout, name: String)? {
+        let target = self.target
+        guard target.kind == .graphical, let uid = target.uid else { return nil }
+        return desktopLayouts[uid]
+    }
 
     /// The active session or its companion changed: type the way the new one understands, with
     /// its layout, and hand text only to its companion.
@@ -247,6 +255,7 @@ public final class KeyholdDaemon {
         if active !== activeCompanion {
             activeCompanion = active
             outputQueue.companion = active
+            active?.becameActive(writtenCount: outputQueue.writtenCount)
             Log.info("session companion: " + (active.map { "\($0)" } ?? "none for \(target)"))
         }
         if engine.services.layout !== activeLayout {
@@ -614,8 +623,7 @@ extension KeyholdDaemon: ControlHandler {
         do { layout = try XKBLayout(keymapText: keymap, source: "keyhold-session pid \(companion.pid)") } catch {
             throw .malformed(error.description)
         }
-        companion.layout = layout
-        companion.layoutName = "\(layout.names)"
+        desktopLayouts[companion.uid] = (layout, "\(layout.names)")
         Log.info("\(companion): the desktop's keymap is \(layout.name)")
         applyOutputTarget()
         return layout.name
