@@ -46,7 +46,11 @@ cell() {
   wait_until 15 eval "[ \"\$(cat '$file' 2>/dev/null)\" = '$want' ]"
   got=$(cat "$file" 2>/dev/null)
   local result=ok
-  [ "$got" = "$want" ] || result="got $(printf '%s' "$got" | od -An -c | tr -s ' ' | head -c 120)"
+  if [ "$got" != "$want" ]; then
+    result="got $(printf '%s' "$got" | od -An -c | tr -s ' ' | head -c 120)"
+    CELL_FAILURES=$((${CELL_FAILURES:-0} + 1))
+    { echo "== $target $app $layout $name"; echo "want: $want"; echo "got:  $got"; } >> "$E2E_OUT/cell-failures.txt"
+  fi
   if [ "$counted" = yes ]; then
     if [ "$result" = ok ]; then pass "$target $app $layout: $name"; else fail "$target $app $layout: $name" "$result"; fi
   else
@@ -273,6 +277,8 @@ EOF
   check "systemd restarts it and it connects again" wait_log 20 "keyhold-session pid .* of uid $kuid (x11) connected" 2
   kuser_ctl stop keyhold-session.service
   check "the companion gave the spare keycodes back on stop" wait_until 10 eval "ks_journal | grep -q 'stopping; the keymap is as the desktop made it'"
+
+  ks_journal > "$E2E_OUT/keyhold-session.log"
 
   # ---- the reader never overran
   check "Xorg's log has no SYN_DROPPED (bursts stay under a reader's buffer)" \
