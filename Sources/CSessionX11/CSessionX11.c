@@ -10,9 +10,11 @@
 #include <xkbcommon/xkbcommon-x11.h>
 
 enum { MAX_SPARE = 32 };
-// A desktop client reads a key's keysym when it handles the event, which may be after the next
-// character was typed: a keycode is reused for another character only after this long.
-static const int64_t REUSE_AFTER_NS = 150 * 1000000LL;
+// A desktop client reads a key's keysym when it handles the event, which may be seconds later
+// (GTK refetches the keymap after every change, slowly under load): a keycode is given another
+// character only after this long, and characters stay on their keycodes until then (they are
+// keycodes no keyboard has). khx_restore gives them all back when the companion stops.
+static const int64_t REUSE_AFTER_NS = 3000 * 1000000LL;
 
 static Display *dpy;
 static int xkb_event_base;
@@ -33,18 +35,31 @@ static int64_t now_ns(void) {
     return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-// Keycodes with no keysym at all, highest first (the low ones are real keys).
+static KeySym keysym_for(uint32_t cp);
+
+// Keycodes with no keysym at all, highest first (the low ones are real keys), and those still
+// holding the character this process put there; a character the desktop took away (setxkbmap
+// replaces the whole keymap) is forgotten.
 static void find_spares(void) {
     int min_kc, max_kc;
     XDisplayKeycodes(dpy, &min_kc, &max_kc);
     KeySym *map = XGetKeyboardMapping(dpy, (KeyCode)min_kc, max_kc - min_kc + 1, &keysyms_per_keycode);
     if (!map) return;
+    struct spare previous[MAX_SPARE];
+    int previous_count = spare_count;
+    memcpy(previous, spares, sizeof previous);
     spare_count = 0;
     for (int kc = max_kc; kc >= min_kc && spare_count < MAX_SPARE; kc--) {
         KeySym *syms = map + (size_t)(kc - min_kc) * keysyms_per_keycode;
+        struct spare entry = { .keycode = (KeyCode)kc };
+        for (int i = 0; i < previous_count; i++) {
+            if (previous[i].keycode == kc && previous[i].codepoint != 0 && syms[0] == keysym_for(previous[i].codepoint)) {
+                entry = previous[i];
+            }
+        }
         int empty = 1;
         for (int i = 0; i < keysyms_per_keycode; i++) if (syms[i] != NoSymbol) { empty = 0; break; }
-        if (empty) spares[spare_count++] = (struct spare){ .keycode = (KeyCode)kc };
+        if (empty || entry.codepoint != 0) spares[spare_count++] = entry;
     }
     XFree(map);
 }
@@ -117,9 +132,10 @@ int khx_restore(void) {
     return restored;
 }
 
-int khx_has_temporary_mappings(void) {
-    for (int i = 0; i < spare_count; i++) if (spares[i].codepoint != 0) return 1;
-    return 0;
+int khx_temporary_keycodes(uint8_t *keycodes, int capacity) {
+    int n = 0;
+    for (int i = 0; i < spare_count && n < capacity; i++) if (spares[i].codepoint != 0) keycodes[n++] = spares[i].keycode;
+    return n;
 }
 
 int khx_follow_device(const char *name) {
@@ -153,8 +169,9 @@ int khx_follow_device(const char *name) {
 
 uint64_t khx_transitions_seen(void) { return transitions_seen; }
 
+
 int khx_dispatch(void) {
-    int changed = 0;
+    int replaced = 0;
     while (dpy && XPending(dpy) > 0) {
         XEvent event;
         XNextEvent(dpy, &event);
@@ -168,13 +185,19 @@ int khx_dispatch(void) {
             }
         } else if (event.type == xkb_event_base) {
             XkbEvent *xkb = (XkbEvent *)&event;
-            if (xkb->any.xkb_type == XkbNewKeyboardNotify || xkb->any.xkb_type == XkbMapNotify) changed = 1;
+            // A new keymap loaded by a request (setxkbmap, a layout switcher); the server also
+            // sends this, without a request, whenever the keys come from another device.
+            if (xkb->any.xkb_type == XkbNewKeyboardNotify && xkb->new_kbd.req_major != 0) replaced = 1;
+            // This process changes one key at a time; more is the desktop's doing.
+            if (xkb->any.xkb_type == XkbMapNotify && xkb->map.num_key_syms > 1) replaced = 1;
         } else if (event.type == MappingNotify) {
             XRefreshKeyboardMapping(&event.xmapping);
-            changed = 1;
+            if (event.xmapping.request == MappingKeyboard && event.xmapping.count > 1) replaced = 1;
         }
     }
-    return changed;
+    // Which keycodes are free, and which still hold this process's characters, is read again.
+    if (replaced) find_spares();
+    return replaced;
 }
 
 char *khx_keymap_text(void) {

@@ -13,8 +13,6 @@ final class Companion {
     private var connection: ControlClient?
     private var reportedKeymap: String?
     private var keymapMayHaveChanged = true
-    /// When the spare keycodes are given back (monotonic ms); nil: none in use.
-    private var restoreAt: Int64?
     /// When to try connecting again (monotonic ms); nil: not waiting on a timer.
     private var retryAt: Int64? = 0
     private var retryDelay: Int64 = 500
@@ -37,18 +35,12 @@ final class Companion {
         while !stop() {
             let now = Companion.now()
             if let at = retryAt, now >= at { retryAt = nil; connect() }
-            if let at = restoreAt, now >= at {
-                restoreAt = nil
-                typist.restore()
-                keymapMayHaveChanged = keymapMayHaveChanged || typist.dispatch()
-            }
-            if keymapMayHaveChanged && !typist.hasTemporaryMappings { reportKeymap() }
+            if keymapMayHaveChanged { reportKeymap() }
 
             var fds = [pollfd(fd: typist.fd, events: Int16(POLLIN), revents: 0)]
             if let connection { fds.append(pollfd(fd: connection.fd, events: Int16(POLLIN), revents: 0)) }
             if let loginMonitor { fds.append(pollfd(fd: sd_login_monitor_get_fd(loginMonitor), events: Int16(POLLIN), revents: 0)) }
-            let deadline = [restoreAt, retryAt].compactMap { $0 }.min()
-            let timeout = deadline.map { Int32(clamping: max(0, $0 - Companion.now())) } ?? -1
+            let timeout = retryAt.map { Int32(clamping: max(0, $0 - Companion.now())) } ?? -1
             let ready = poll(&fds, nfds_t(fds.count), timeout)
             if ready < 0 { if errno == EINTR { continue }; Log.error("poll: \(String(cString: strerror(errno)))"); return }
             if fds[0].revents != 0 {
@@ -140,7 +132,6 @@ final class Companion {
                 }
             }
             if !typist.type(text) { Log.warning("could not type a character (\(text.unicodeScalars.count) code points)") }
-            restoreAt = Companion.now() + X11Typist.restoreDelayMilliseconds
             do { try connection?.send(.typed(id: UInt64(id))) } catch { disconnected("\(error)") }
         } else if message["event"]?.stringValue == "active" {
             // In front again: count the virtual keyboard's transitions from here, as the daemon does.
@@ -152,12 +143,13 @@ final class Companion {
         }
     }
 
-    /// Sends the keymap when it differs from what the daemon has.
+    /// Sends the keymap when it differs from what the daemon has, naming the keycodes that hold
+    /// this process's characters (the daemon leaves them out).
     private func reportKeymap() {
         keymapMayHaveChanged = false
         guard let connection, let keymap = typist.keymapText(), keymap != reportedKeymap else { return }
         do {
-            try connection.send(.keymap(keymap))
+            try connection.send(.keymap(keymap, temporaryKeycodes: typist.temporaryKeycodes))
             reportedKeymap = keymap
         } catch {
             disconnected("\(error)")

@@ -1,13 +1,10 @@
 import CSessionX11
 import Glibc
 
-/// Types characters into an X11 session through XTest: each one gets a spare keycode for a
-/// moment (given back `restoreDelay` after the last use), and reads the session's keymap.
+/// Types characters into an X11 session through XTest: each one gets a spare keycode (a keycode
+/// no keyboard has; given back when the companion stops), and reads the session's keymap.
 final class X11Typist {
     let fd: Int32
-    /// Spare keycodes keep their characters this long after the last one typed, so a burst of
-    /// accents remaps nothing twice; then the keymap is as the desktop made it again.
-    static let restoreDelayMilliseconds: Int64 = 2_000
 
     enum OpenError: Error, CustomStringConvertible {
         case noDisplay, noXTest, noXKB, noSpareKeycode
@@ -35,7 +32,6 @@ final class X11Typist {
     deinit { khx_close() }
 
     var spareKeycodes: Int { Int(khx_spare_count()) }
-    var hasTemporaryMappings: Bool { khx_has_temporary_mappings() != 0 }
 
     /// Types `text`; false when a character could not be typed.
     func type(_ text: String) -> Bool {
@@ -44,6 +40,7 @@ final class X11Typist {
         return ok
     }
 
+    /// Gives the spare keycodes back (when stopping).
     func restore() { _ = khx_restore() }
 
     /// Starts counting the key transitions the server delivers from the device `name`; false
@@ -75,8 +72,15 @@ final class X11Typist {
         return (true, keymapChanged)
     }
 
-    /// Reads what the X server sent; true when the keymap may have changed.
+    /// Reads what the X server sent; true when the desktop replaced the keymap.
     func dispatch() -> Bool { khx_dispatch() != 0 }
+
+    /// X keycodes holding one of this process's characters: the daemon must not type with them.
+    var temporaryKeycodes: [Int] {
+        var codes = [UInt8](repeating: 0, count: 64)
+        let n = Int(khx_temporary_keycodes(&codes, Int32(codes.count)))
+        return codes.prefix(n).map(Int.init)
+    }
 
     /// The keymap as XKB text.
     func keymapText() -> String? {

@@ -223,12 +223,13 @@ final class ControlServerTests: XCTestCase {
 
         let keymap = try XCTUnwrap(XKBLayout.keymapText(for: XKBNames(layout: "de")))
         XCTAssertGreaterThan(keymap.utf8.count, ControlServer.maximumRequestBytes)
-        let reply = try client.request(.keymap(keymap))
+        let reply = try client.request(.keymap(keymap, temporaryKeycodes: [255, 254]))
         XCTAssertEqual(reply["ok"], .bool(true), "\(reply)")
         XCTAssertEqual(reply["layout"]?.stringValue, "German")
+        XCTAssertEqual(loop.sync { handler.temporary }, [255, 254])
         let layout = try XCTUnwrap(loop.sync { handler.layout })
         XCTAssertEqual(layout.keystroke(for: "ä")?.key, KeyCode(40), "ä is a key of the reported German keymap")
-        XCTAssertEqual(try client.request(.keymap("xkb_keymap { nonsense"))["ok"], .bool(false))
+        XCTAssertEqual(try client.request(.keymap("xkb_keymap { nonsense", temporaryKeycodes: []))["ok"], .bool(false))
 
         loop.sync { handler.connected[0].type("é", id: 7, after: 12) }
         let event = try client.readReply()
@@ -535,7 +536,9 @@ final class CompanionHandler: ControlHandler, @unchecked Sendable {
     func companionRefusal(uid: UInt32) -> String? { nil }
     func companionConnected(_ companion: SessionCompanion) { connected.append(companion) }
     func companionDisconnected(_ companion: SessionCompanion) { disconnected = true }
-    func companion(_ companion: SessionCompanion, reportedKeymap keymap: String) throws(ControlProtocolError) -> String {
+    var temporary: [Int] = []
+    func companion(_ companion: SessionCompanion, reportedKeymap keymap: String, temporaryKeycodes: [Int]) throws(ControlProtocolError) -> String {
+        temporary = temporaryKeycodes
         do {
             let layout = try XKBLayout(keymapText: keymap, source: "test")
             self.layout = layout

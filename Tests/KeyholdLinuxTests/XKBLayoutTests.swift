@@ -63,6 +63,22 @@ final class XKBLayoutTests: XCTestCase {
         XCTAssertNil(de.keystroke(for: "é"), "dead keys are not used: é goes through the Unicode method")
     }
 
+    /// The keymap a companion reports is the same layout as the names it came from, less the
+    /// keys that hold the companion's own characters.
+    func testKeymapTextAsTheCompanionReportsIt() throws {
+        let text = try XCTUnwrap(XKBLayout.keymapText(for: XKBNames(layout: "de")))
+        let fromText = try XKBLayout(keymapText: text, source: "test")
+        let fromNames = try XKBLayout(XKBNames(layout: "de"))
+        XCTAssertEqual(fromText.name, "German")
+        for c in "aäöüß€@zy1!" {
+            XCTAssertEqual(fromText.keystroke(for: c), fromNames.keystroke(for: c), "\(c)")
+        }
+        let without = try XKBLayout(keymapText: text, source: "test", excluding: [KeyCode(40)])   // ä's key
+        XCTAssertNil(without.keystroke(for: "ä"))
+        XCTAssertEqual(without.keystroke(for: "ö"), fromNames.keystroke(for: "ö"))
+        XCTAssertThrowsError(try XKBLayout(keymapText: "xkb_keymap {", source: "test"))
+    }
+
     func testVariantAndOptions() throws {
         let dvorak = try XKBLayout(XKBNames(layout: "us", variant: "dvorak"))
         XCTAssertEqual(dvorak.keystroke(for: "a"), Keystroke(.a))

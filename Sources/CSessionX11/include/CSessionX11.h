@@ -14,11 +14,12 @@ int khx_spare_count(void);
 // Types one Unicode code point (press and release), waits until the server has it (XSync).
 // Returns 0, or -1 when the code point cannot be typed.
 int khx_type(uint32_t codepoint);
-// Gives every spare keycode back its empty mapping. Returns how many were restored.
+// Gives every spare keycode back its empty mapping (at exit). Returns how many were restored.
 int khx_restore(void);
-// Whether a spare keycode holds a character now.
-int khx_has_temporary_mappings(void);
-// Reads the X events waiting; returns 1 when the keymap may have changed.
+// The X keycodes holding a character now (at most `capacity`); returns how many.
+int khx_temporary_keycodes(uint8_t *keycodes, int capacity);
+// Reads the X events waiting; returns 1 when the desktop replaced the keymap (not this process's
+// own one-key changes).
 int khx_dispatch(void);
 // Follows the X input device named `name` (Keyhold's virtual keyboard) through XInput 2 raw
 // events: how many key transitions from it the server has delivered. Returns 1 when the

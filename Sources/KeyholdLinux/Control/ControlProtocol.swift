@@ -12,7 +12,9 @@ import KeyholdKit
 //                                        one event object per line until the client goes away.
 //   {"cmd":"companion","backend":"x11"} -> {"ok":true,"companion":true}: the connection becomes
 //                                        the session companion's (keyhold-session); then:
-//   {"cmd":"keymap","keymap":"xkb_keymap {...}"} -> {"ok":true,"layout":"..."} (the desktop's)
+//   {"cmd":"keymap","keymap":"xkb_keymap {...}","temporary":[255,254]} -> {"ok":true,"layout":"..."}
+//                                        (the desktop's keymap; "temporary": X keycodes holding
+//                                        the companion's own characters, not to be typed with)
 //   daemon: {"event":"type","id":7,"after":120,"text":"é"}   companion: {"cmd":"typed","id":7}
 //   ("after": type only once the desktop has delivered that many of the virtual keyboard's key
 //   transitions, counted from the companion request on, or from the last {"event":"active"},
@@ -35,7 +37,7 @@ public protocol ControlHandler: AnyObject {
     func companionConnected(_ companion: SessionCompanion)
     func companionDisconnected(_ companion: SessionCompanion)
     /// The desktop's keymap (XKB text); returns the layout's name, or throws why it is unusable.
-    func companion(_ companion: SessionCompanion, reportedKeymap keymap: String) throws(ControlProtocolError) -> String
+    func companion(_ companion: SessionCompanion, reportedKeymap keymap: String, temporaryKeycodes: [Int]) throws(ControlProtocolError) -> String
     func companion(_ companion: SessionCompanion, typed id: UInt64)
 }
 
@@ -43,7 +45,7 @@ extension ControlHandler {
     public func companionRefusal(uid: UInt32) -> String? { "this daemon takes no session companion" }
     public func companionConnected(_ companion: SessionCompanion) {}
     public func companionDisconnected(_ companion: SessionCompanion) {}
-    public func companion(_ companion: SessionCompanion, reportedKeymap keymap: String) throws(ControlProtocolError) -> String {
+    public func companion(_ companion: SessionCompanion, reportedKeymap keymap: String, temporaryKeycodes: [Int]) throws(ControlProtocolError) -> String {
         throw .malformed("this daemon takes no keymap")
     }
     public func companion(_ companion: SessionCompanion, typed id: UInt64) {}
@@ -147,7 +149,7 @@ public enum ControlRequest: Equatable, Sendable {
     case monitor(content: Bool)
     /// The session companion's requests.
     case companion(backend: String)
-    case keymap(String)
+    case keymap(String, temporaryKeycodes: [Int])
     case typed(id: UInt64)
 
     public static let commands = ["status", "reload", "pause", "resume", "monitor", "companion", "keymap", "typed"]
@@ -177,7 +179,12 @@ public enum ControlRequest: Equatable, Sendable {
             self = .companion(backend: backend)
         case "keymap":
             guard let keymap = value["keymap"]?.stringValue else { throw .malformed("malformed request: \"keymap\" must be a string") }
-            self = .keymap(keymap)
+            let temporary = value["temporary"]?.arrayValue ?? []
+            let codes = temporary.compactMap(\.intValue).filter { (8...255).contains($0) }
+            guard codes.count == temporary.count, codes.count <= 256 else {
+                throw .malformed("malformed request: \"temporary\" must be X keycodes (8 to 255)")
+            }
+            self = .keymap(keymap, temporaryKeycodes: codes)
         case "typed":
             guard let id = value["id"]?.intValue, id > 0 else { throw .malformed("malformed request: \"id\" must be a positive integer") }
             self = .typed(id: UInt64(id))
@@ -195,23 +202,25 @@ public enum ControlRequest: Equatable, Sendable {
         case .pause: return "{\"cmd\":\"pause\"}\n"
         case .resume: return "{\"cmd\":\"resume\"}\n"
         case .monitor(let content): return "{\"cmd\":\"monitor\",\"content\":\(content)}\n"
-        case .companion(let backend): return ControlRequest.line("companion", "backend", backend)
-        case .keymap(let keymap): return ControlRequest.line("keymap", "keymap", keymap)
+        case .companion(let backend):
+            var w = JSONWriter()
+            w.beginObject()
+            w.key("cmd"); w.string("companion")
+            w.key("backend"); w.string(backend)
+            w.endObject()
+            w.newline()
+            return String(decoding: w.bytes, as: UTF8.self)
+        case .keymap(let keymap, let temporary):
+            var w = JSONWriter(capacity: keymap.utf8.count + 64)
+            w.beginObject()
+            w.key("cmd"); w.string("keymap")
+            w.key("keymap"); w.string(keymap)
+            w.key("temporary"); w.beginArray(); for code in temporary { w.int(code) }; w.endArray()
+            w.endObject()
+            w.newline()
+            return String(decoding: w.bytes, as: UTF8.self)
         case .typed(let id): return "{\"cmd\":\"typed\",\"id\":\(id)}\n"
         }
-    }
-}
-
-extension ControlRequest {
-    /// `{"cmd":CMD,KEY:VALUE}` and a newline, VALUE escaped.
-    private static func line(_ cmd: String, _ key: String, _ value: String) -> String {
-        var w = JSONWriter(capacity: value.utf8.count + 64)
-        w.beginObject()
-        w.key("cmd"); w.string(cmd)
-        w.key(key); w.string(value)
-        w.endObject()
-        w.newline()
-        return String(decoding: w.bytes, as: UTF8.self)
     }
 }
 

@@ -429,10 +429,10 @@ public final class ControlServer: EngineObserver {
             okReply { $0.key("companion"); $0.bool(true) }
             enqueue(client, reply.bytes, now: true)
             handler.companionConnected(companion)
-        case .keymap(let keymap):
+        case .keymap(let keymap, let temporary):
             guard let companion = client.companion else { notCompanion(client); return }
             do throws(ControlProtocolError) {
-                let name = try handler.companion(companion, reportedKeymap: keymap)
+                let name = try handler.companion(companion, reportedKeymap: keymap, temporaryKeycodes: temporary)
                 okReply { $0.key("layout"); $0.string(name) }
             } catch {
                 errorReply(error.description)

@@ -618,9 +618,10 @@ extension KeyholdDaemon: ControlHandler {
         applyOutputTarget()
     }
 
-    public func companion(_ companion: SessionCompanion, reportedKeymap keymap: String) throws(ControlProtocolError) -> String {
+    public func companion(_ companion: SessionCompanion, reportedKeymap keymap: String, temporaryKeycodes: [Int]) throws(ControlProtocolError) -> String {
         let layout: XKBLayout
-        do { layout = try XKBLayout(keymapText: keymap, source: "keyhold-session pid \(companion.pid)") } catch {
+        let skipped = Set(temporaryKeycodes.map { KeyCode(UInt16($0 - 8)) })
+        do { layout = try XKBLayout(keymapText: keymap, source: "keyhold-session pid \(companion.pid)", excluding: skipped) } catch {
             throw .malformed(error.description)
         }
         desktopLayouts[companion.uid] = (layout, "\(layout.names)")

@@ -61,15 +61,16 @@ public final class XKBLayout: KeyboardLayout {
     }
 
     /// A keymap as text (XKB_KEYMAP_FORMAT_TEXT_V1): what the session companion reports of the
-    /// desktop's. Named after its first group (`German`).
-    public convenience init(keymapText: String, source: String) throws(Error) {
+    /// desktop's. Named after its first group (`German`). Keys in `excluded` (the companion's
+    /// own temporary ones) type nothing.
+    public convenience init(keymapText: String, source: String, excluding excluded: Set<KeyCode> = []) throws(Error) {
         guard let context = XKBLayout.makeContext() else { throw .context }
         defer { xkb_context_unref(context) }
         guard let keymap = xkb_keymap_new_from_string(context, keymapText, XKB_KEYMAP_FORMAT_TEXT_V1, XKB_KEYMAP_COMPILE_NO_FLAGS)
         else { throw .keymapText(source) }
         defer { xkb_keymap_unref(keymap) }
         let group = xkb_keymap_layout_get_name(keymap, 0).map { String(cString: $0) } ?? "unnamed"
-        self.init(keymap: keymap, names: XKBNames(layout: group, source: source))
+        self.init(keymap: keymap, names: XKBNames(layout: group, source: source), excluding: excluded)
     }
 
     /// The keymap for `names` as text, as a companion reports a desktop's (nil: does not compile).
@@ -105,7 +106,7 @@ public final class XKBLayout: KeyboardLayout {
         return context
     }
 
-    init(keymap: OpaquePointer, names: XKBNames) {
+    init(keymap: OpaquePointer, names: XKBNames, excluding excluded: Set<KeyCode> = []) {
         self.names = names
         name = names.layoutName
         let xkb = { (key: KeyCode) in xkb_keycode_t(key.rawValue) + 8 }
@@ -135,7 +136,7 @@ public final class XKBLayout: KeyboardLayout {
                 guard maxCode >= 1 else { continue }
                 for code in 1...maxCode {
                     let key = KeyCode(UInt16(code))
-                    if map.isModifierOrLock(key) { continue }
+                    if map.isModifierOrLock(key) || excluded.contains(key) { continue }
                     let cp = xkb_state_key_get_utf32(state, xkb(key))
                     let sym = xkb_state_key_get_one_sym(state, xkb(key))
                     row[code] = XKBLayout.character(cp, sym: sym, key: key)
