@@ -17,7 +17,7 @@ enum { MAX_SPARE = 32 };
 static const int64_t REUSE_AFTER_NS = 3000 * 1000000LL;
 
 static Display *dpy;
-static int xkb_event_base;
+static int xkb_event_base, xkb_opcode;
 static int keysyms_per_keycode;
 static struct spare {
     KeyCode keycode;
@@ -57,9 +57,14 @@ static void find_spares(void) {
                 entry = previous[i];
             }
         }
-        int empty = 1;
-        for (int i = 0; i < keysyms_per_keycode; i++) if (syms[i] != NoSymbol) { empty = 0; break; }
-        if (empty || entry.codepoint != 0) spares[spare_count++] = entry;
+        int empty = 1, same = keysyms_per_keycode >= 4 && syms[0] != NoSymbol;
+        for (int i = 0; i < keysyms_per_keycode; i++) {
+            if (syms[i] != NoSymbol) empty = 0;
+            if (syms[i] != syms[0]) same = 0;
+        }
+        // Every level the same keysym is how map_keycode leaves a key: one a companion that was
+        // killed (no restore) left behind. Free for use again.
+        if (empty || same || entry.codepoint != 0) spares[spare_count++] = entry;
     }
     XFree(map);
 }
@@ -69,9 +74,8 @@ int khx_open(void) {
     if (!dpy) return -1;
     int event, error, major, minor;
     if (!XTestQueryExtension(dpy, &event, &error, &major, &minor)) { khx_close(); return -2; }
-    int opcode;
     major = XkbMajorVersion; minor = XkbMinorVersion;
-    if (!XkbQueryExtension(dpy, &opcode, &xkb_event_base, &error, &major, &minor)) { khx_close(); return -3; }
+    if (!XkbQueryExtension(dpy, &xkb_opcode, &xkb_event_base, &error, &major, &minor)) { khx_close(); return -3; }
     unsigned int mask = XkbNewKeyboardNotifyMask | XkbMapNotifyMask;
     XkbSelectEvents(dpy, XkbUseCoreKbd, mask, mask);
     find_spares();
@@ -114,10 +118,13 @@ int khx_type(uint32_t cp) {
     }
     XTestFakeKeyEvent(dpy, slot->keycode, True, CurrentTime);
     XTestFakeKeyEvent(dpy, slot->keycode, False, CurrentTime);
-    XSync(dpy, False);
     slot->last_used = now_ns();
     return 0;
 }
+
+void khx_flush(void) { if (dpy) XFlush(dpy); }
+
+void khx_sync(void) { if (dpy) XSync(dpy, False); }
 
 int khx_restore(void) {
     if (!dpy) return 0;
@@ -185,9 +192,10 @@ int khx_dispatch(void) {
             }
         } else if (event.type == xkb_event_base) {
             XkbEvent *xkb = (XkbEvent *)&event;
-            // A new keymap loaded by a request (setxkbmap, a layout switcher); the server also
-            // sends this, without a request, whenever the keys come from another device.
-            if (xkb->any.xkb_type == XkbNewKeyboardNotify && xkb->new_kbd.req_major != 0) replaced = 1;
+            // A new keymap loaded through XKB (setxkbmap, a layout switcher). The server also
+            // sends this whenever the keys come from another device (the virtual keyboard, then
+            // XTEST: then the request is XTest's own, or none).
+            if (xkb->any.xkb_type == XkbNewKeyboardNotify && xkb->new_kbd.req_major == xkb_opcode) replaced = 1;
             // This process changes one key at a time; more is the desktop's doing.
             if (xkb->any.xkb_type == XkbMapNotify && xkb->map.num_key_syms > 1) replaced = 1;
         } else if (event.type == MappingNotify) {

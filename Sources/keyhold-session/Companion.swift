@@ -131,8 +131,13 @@ final class Companion {
                                 + " (keys it cannot represent?); typing it anyway and counting from here")
                 }
             }
+            // Written to the X server, then said so at once: killed now, the daemon knows the
+            // character is on its way and does not type it again. Then, once the server has
+            // delivered it, the acknowledgement that lets the keys after it go.
             if !typist.type(text) { Log.warning("could not type a character (\(text.unicodeScalars.count) code points)") }
-            do { try connection?.send(.typed(id: UInt64(id))) } catch { disconnected("\(error)") }
+            do { try connection?.send(.typed(id: UInt64(id), delivered: false)) } catch { disconnected("\(error)"); return }
+            typist.sync()
+            do { try connection?.send(.typed(id: UInt64(id), delivered: true)) } catch { disconnected("\(error)") }
         } else if message["event"]?.stringValue == "active" {
             // In front again: count the virtual keyboard's transitions from here, as the daemon does.
             followsVirtualKeyboard = typist.follow(device: VirtualKeyboard.deviceName)

@@ -33,12 +33,16 @@ final class X11Typist {
 
     var spareKeycodes: Int { Int(khx_spare_count()) }
 
-    /// Types `text`; false when a character could not be typed.
+    /// Sends the key events that type `text` to the server (`sync()` waits until it has
+    /// delivered them); false when a character could not be typed.
     func type(_ text: String) -> Bool {
         var ok = true
         for scalar in text.unicodeScalars where khx_type(scalar.value) != 0 { ok = false }
+        khx_flush()
         return ok
     }
+
+    func sync() { khx_sync() }
 
     /// Gives the spare keycodes back (when stopping).
     func restore() { _ = khx_restore() }

@@ -55,8 +55,10 @@ final class OutputQueueCompanionTests: XCTestCase {
         XCTAssertEqual(desktop.timeline.count, 3, "nothing overtakes an unacknowledged character")
         queue.acknowledge(desktop.requests[0].id + 1)
         XCTAssertTrue(queue.isAwaitingCompanion, "another id acknowledges nothing")
+        XCTAssertNil(queue.companionRoundTrip)
         queue.acknowledge(desktop.requests[0].id)
         XCTAssertEqual(desktop.timeline, ["x↓", "x↑", "companion:é", "y↓", "y↑", "z↓", "z↑"])
+        XCTAssertEqual(queue.companionRoundTrip?.p50, 2_000, "handed off at 5 ms, acknowledged at 7 ms")
         XCTAssertNil(queue.nextDeadline)
     }
 
@@ -116,6 +118,16 @@ final class OutputQueueCompanionTests: XCTestCase {
         XCTAssertEqual(desktop.timeline, ["companion:é", "f1↓", "f1↑", "delete↓", "delete↑", "z↓", "z↑"])
         XCTAssertTrue(queue.isEmpty)
         XCTAssertFalse(queue.isAwaitingCompanion)
+    }
+
+    /// Gone after saying it wrote the character to the desktop: it is not typed twice.
+    func testCompanionGoneAfterWritingIsNotTypedAgain() {
+        let (queue, desktop) = make()
+        queue.handOff("é", fallback: [KeyTransition(.f1, .down), KeyTransition(.f1, .up)])
+        queue.handOff("è", fallback: [KeyTransition(.delete, .down), KeyTransition(.delete, .up)])
+        queue.companionWrote(desktop.requests[0].id)
+        queue.companionGone(desktop)
+        XCTAssertEqual(desktop.timeline, ["companion:é", "delete↓", "delete↑"])
     }
 
     func testWithoutCompanionTheFallbackGoesAtOnce() {

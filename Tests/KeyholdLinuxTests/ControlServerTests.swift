@@ -216,7 +216,7 @@ final class ControlServerTests: XCTestCase {
 
         let client = try ControlClient(path: path)
         // keymap and typed are for companions only
-        XCTAssertEqual(try client.request(.typed(id: 1))["ok"], .bool(false))
+        XCTAssertEqual(try client.request(.typed(id: 1, delivered: true))["ok"], .bool(false))
         XCTAssertEqual(try client.request(.companion(backend: "x11"))["companion"], .bool(true))
         XCTAssertEqual(loop.sync { handler.connected.count }, 1)
         XCTAssertEqual(loop.sync { handler.connected.first?.backend }, "x11")
@@ -237,8 +237,8 @@ final class ControlServerTests: XCTestCase {
         XCTAssertEqual(event["id"]?.intValue, 7)
         XCTAssertEqual(event["after"]?.intValue, 12)
         XCTAssertEqual(event["text"]?.stringValue, "é")
-        try client.sendRaw(Array(ControlRequest.typed(id: 7).line.utf8))
-        XCTAssertTrue(waitUntil(5) { loop.sync { handler.typed == [7] } })
+        try client.sendRaw(Array((ControlRequest.typed(id: 7, delivered: false).line + ControlRequest.typed(id: 7, delivered: true).line).utf8))
+        XCTAssertTrue(waitUntil(5) { loop.sync { handler.typed == ["7 written", "7 delivered"] } })
 
         shutdown(client.fd, Int32(SHUT_RDWR))
         XCTAssertTrue(waitUntil(5) { loop.sync { handler.disconnected } })
@@ -526,7 +526,7 @@ final class FakeHandler: ControlHandler, @unchecked Sendable {
 /// Takes any companion (the test runs as one user) and records what it reports.
 final class CompanionHandler: ControlHandler, @unchecked Sendable {
     var connected: [SessionCompanion] = []
-    var typed: [UInt64] = []
+    var typed: [String] = []
     var layout: XKBLayout?
     var disconnected = false
     func status() -> ControlStatus { ControlStatus() }
@@ -545,7 +545,9 @@ final class CompanionHandler: ControlHandler, @unchecked Sendable {
             return layout.name
         } catch { throw .malformed(error.description) }
     }
-    func companion(_ companion: SessionCompanion, typed id: UInt64) { typed.append(id) }
+    func companion(_ companion: SessionCompanion, typed id: UInt64, delivered: Bool) {
+        typed.append("\(id) \(delivered ? "delivered" : "written")")
+    }
 }
 
 /// Records what the engine typed.

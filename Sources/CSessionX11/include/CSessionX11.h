@@ -11,9 +11,13 @@
 int khx_open(void);
 // How many spare keycodes were found.
 int khx_spare_count(void);
-// Types one Unicode code point (press and release), waits until the server has it (XSync).
-// Returns 0, or -1 when the code point cannot be typed.
+// Queues the key events that type one Unicode code point (press and release). Returns 0, or -1
+// when the code point cannot be typed.
 int khx_type(uint32_t codepoint);
+// Writes what is queued to the server.
+void khx_flush(void);
+// Waits until the server has processed everything written (and delivered the key events).
+void khx_sync(void);
 // Gives every spare keycode back its empty mapping (at exit). Returns how many were restored.
 int khx_restore(void);
 // The X keycodes holding a character now (at most `capacity`); returns how many.

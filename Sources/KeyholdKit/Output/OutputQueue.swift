@@ -13,8 +13,8 @@ public protocol OutputCompanion: AnyObject {
 /// had `handOffSettleMicroseconds` to reach the desktop, and everything after it waits for the
 /// companion's acknowledgement, so nothing typed later overtakes it. A companion that does not
 /// answer within its deadline is reported through `onCompanionTimeout` (the daemon drops it) and
-/// the character is typed with its fallback key events instead; without a companion the fallback
-/// is used at once.
+/// the character is typed with its fallback key events instead, unless the companion had said it
+/// wrote it to the desktop; without a companion the fallback is used at once.
 ///
 /// Pacing: a desktop reads the virtual keyboard through evdev, whose per-client buffer holds 64
 /// events; each key transition is two (EV_KEY and SYN_REPORT). A long binding or a character
@@ -71,7 +71,11 @@ public final class OutputQueue: TextHandOffOutput {
     private var burstCount = 0
     private var lastWrite: Timestamp?
     /// The hand-off the companion has not acknowledged yet.
-    private var inFlight: (id: UInt64, deadline: Timestamp, fallback: [KeyTransition], companion: OutputCompanion)?
+    private var inFlight: (id: UInt64, sent: Timestamp, deadline: Timestamp, fallback: [KeyTransition], companion: OutputCompanion,
+                           written: Bool)?
+    /// The last acknowledgements' round trips (hand-off to acknowledgement, µs), a ring.
+    private var roundTrips = [Int64](repeating: 0, count: 256)
+    private var roundTripCount = 0
     private var nextID: UInt64 = 1
 
     public init(sink: KeyEventOutput, pacing: Pacing = Pacing(), clock: @escaping () -> Timestamp) {
@@ -109,15 +113,23 @@ public final class OutputQueue: TextHandOffOutput {
     public func acknowledge(_ id: UInt64) {
         guard let inFlight, inFlight.id == id else { return }
         self.inFlight = nil
+        roundTrips[roundTripCount % roundTrips.count] = clock().microseconds - inFlight.sent.microseconds
+        roundTripCount += 1
         drain()
     }
 
-    /// The companion went away: what it had not acknowledged is typed with key events.
+    /// The companion has written `id` to the desktop (not yet delivered): if it goes now, the
+    /// character is on its way and is not typed again.
+    public func companionWrote(_ id: UInt64) {
+        if inFlight?.id == id { inFlight?.written = true }
+    }
+
+    /// The companion went away: what it had not written to the desktop is typed with key events.
     public func companionGone(_ gone: OutputCompanion) {
         if companion === gone { companion = nil }
         guard let inFlight, inFlight.companion === gone else { return }
         self.inFlight = nil
-        insertAtHead(inFlight.fallback)
+        if !inFlight.written { insertAtHead(inFlight.fallback) }
         drain()
     }
 
@@ -129,7 +141,7 @@ public final class OutputQueue: TextHandOffOutput {
             inFlight = nil
             onCompanionTimeout?(flight.companion)
             if companion === flight.companion { companion = nil }
-            insertAtHead(flight.fallback)
+            if !flight.written { insertAtHead(flight.fallback) }
         }
         while !isEmpty {
             switch waiting[head] {
@@ -147,12 +159,21 @@ public final class OutputQueue: TextHandOffOutput {
                 head += 1
                 let id = nextID
                 nextID &+= 1
-                inFlight = (id, now.adding(microseconds: acknowledgementTimeoutMicroseconds), fallback, companion)
+                inFlight = (id, now, now.adding(microseconds: acknowledgementTimeoutMicroseconds), fallback, companion, false)
                 companion.type(text, id: id, after: writtenCount)
                 if inFlight != nil { return }   // not acknowledged from within `type`
             }
         }
         compact()
+    }
+
+    /// How long the companion took to type a character, hand-off to acknowledgement (what a
+    /// character typed through it adds to a key typed on the device), over the last 256:
+    /// median and 99th percentile in microseconds; nil before any.
+    public var companionRoundTrip: (p50: Int64, p99: Int64, count: Int)? {
+        guard roundTripCount > 0 else { return nil }
+        let samples = roundTrips.prefix(min(roundTripCount, roundTrips.count)).sorted()
+        return (samples[samples.count / 2], samples[min(samples.count - 1, samples.count * 99 / 100)], roundTripCount)
     }
 
     /// Writes everything now, unpaced, with fallbacks for what the companion has not typed: for

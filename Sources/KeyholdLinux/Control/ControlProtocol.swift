@@ -15,7 +15,9 @@ import KeyholdKit
 //   {"cmd":"keymap","keymap":"xkb_keymap {...}","temporary":[255,254]} -> {"ok":true,"layout":"..."}
 //                                        (the desktop's keymap; "temporary": X keycodes holding
 //                                        the companion's own characters, not to be typed with)
-//   daemon: {"event":"type","id":7,"after":120,"text":"é"}   companion: {"cmd":"typed","id":7}
+//   daemon: {"event":"type","id":7,"after":120,"text":"é"}
+//   companion: {"cmd":"typed","id":7,"delivered":false} (written to the desktop), then
+//              {"cmd":"typed","id":7} (the desktop has delivered it: what follows may go)
 //   ("after": type only once the desktop has delivered that many of the virtual keyboard's key
 //   transitions, counted from the companion request on, or from the last {"event":"active"},
 //   which the daemon sends when the companion's session comes in front again)
@@ -38,7 +40,9 @@ public protocol ControlHandler: AnyObject {
     func companionDisconnected(_ companion: SessionCompanion)
     /// The desktop's keymap (XKB text); returns the layout's name, or throws why it is unusable.
     func companion(_ companion: SessionCompanion, reportedKeymap keymap: String, temporaryKeycodes: [Int]) throws(ControlProtocolError) -> String
-    func companion(_ companion: SessionCompanion, typed id: UInt64)
+    /// `delivered`: false when the companion has written the character to the desktop, true when
+    /// the desktop has delivered it.
+    func companion(_ companion: SessionCompanion, typed id: UInt64, delivered: Bool)
 }
 
 extension ControlHandler {
@@ -48,7 +52,7 @@ extension ControlHandler {
     public func companion(_ companion: SessionCompanion, reportedKeymap keymap: String, temporaryKeycodes: [Int]) throws(ControlProtocolError) -> String {
         throw .malformed("this daemon takes no keymap")
     }
-    public func companion(_ companion: SessionCompanion, typed id: UInt64) {}
+    public func companion(_ companion: SessionCompanion, typed id: UInt64, delivered: Bool) {}
 }
 
 public enum ControlReloadResult: Sendable, Equatable {
@@ -150,7 +154,7 @@ public enum ControlRequest: Equatable, Sendable {
     /// The session companion's requests.
     case companion(backend: String)
     case keymap(String, temporaryKeycodes: [Int])
-    case typed(id: UInt64)
+    case typed(id: UInt64, delivered: Bool)
 
     public static let commands = ["status", "reload", "pause", "resume", "monitor", "companion", "keymap", "typed"]
 
@@ -187,7 +191,9 @@ public enum ControlRequest: Equatable, Sendable {
             self = .keymap(keymap, temporaryKeycodes: codes)
         case "typed":
             guard let id = value["id"]?.intValue, id > 0 else { throw .malformed("malformed request: \"id\" must be a positive integer") }
-            self = .typed(id: UInt64(id))
+            let delivered = value["delivered"]
+            guard delivered == nil || delivered?.boolValue != nil else { throw .malformed("malformed request: \"delivered\" must be true or false") }
+            self = .typed(id: UInt64(id), delivered: delivered?.boolValue ?? true)
         default:
             let shown = name.count > 40 ? String(name.prefix(40)) + "..." : name
             throw .unknownCommand("unknown command \"\(shown)\" (commands: \(ControlRequest.commands.joined(separator: ", ")))")
@@ -219,7 +225,8 @@ public enum ControlRequest: Equatable, Sendable {
             w.endObject()
             w.newline()
             return String(decoding: w.bytes, as: UTF8.self)
-        case .typed(let id): return "{\"cmd\":\"typed\",\"id\":\(id)}\n"
+        case .typed(let id, let delivered):
+            return delivered ? "{\"cmd\":\"typed\",\"id\":\(id)}\n" : "{\"cmd\":\"typed\",\"id\":\(id),\"delivered\":false}\n"
         }
     }
 }

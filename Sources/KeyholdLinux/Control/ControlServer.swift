@@ -438,9 +438,9 @@ public final class ControlServer: EngineObserver {
                 errorReply(error.description)
             }
             enqueue(client, reply.bytes, now: true)
-        case .typed(let id):
+        case .typed(let id, let delivered):
             guard let companion = client.companion else { notCompanion(client); return }
-            handler.companion(companion, typed: id)
+            handler.companion(companion, typed: id, delivered: delivered)
         default:
             break
         }

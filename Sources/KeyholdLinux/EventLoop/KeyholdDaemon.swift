@@ -591,8 +591,18 @@ extension KeyholdDaemon: ControlHandler {
                 .init(path: $0.device.path, name: $0.device.name, id: $0.device.identity.idString, grabbed: $0.grabbedAt != nil)
             },
             extra: [("session companion", activeCompanion.map { "\($0)" } ?? (companions.isEmpty ? "none" : "\(companions.count) connected, none for \(target)")),
+                    ("companion round trip", outputQueue.companionRoundTrip.map {
+                        "p50 \(KeyholdDaemon.milliseconds($0.p50)), p99 \(KeyholdDaemon.milliseconds($0.p99)) (\($0.count) characters)"
+                    } ?? "none yet"),
                     ("suspend", sleepMonitor == nil ? "not handled (no D-Bus)"
                      : sleepMonitor!.hasDelayLock ? "handled (sleep delay lock held)" : "handled")])
+    }
+
+    /// `1.25 ms` for 1250 µs.
+    static func milliseconds(_ microseconds: Int64) -> String {
+        let hundredths = (microseconds + 5) / 10
+        let fraction = hundredths % 100
+        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction) ms"
     }
 
     public func reload() -> ControlReloadResult { reloadConfiguration() }
@@ -630,9 +640,9 @@ extension KeyholdDaemon: ControlHandler {
         return layout.name
     }
 
-    public func companion(_ companion: SessionCompanion, typed id: UInt64) {
+    public func companion(_ companion: SessionCompanion, typed id: UInt64, delivered: Bool) {
         guard outputQueue.companion === companion else { return }
-        outputQueue.acknowledge(id)
+        if delivered { outputQueue.acknowledge(id) } else { outputQueue.companionWrote(id) }
     }
 
     public func pause() {
