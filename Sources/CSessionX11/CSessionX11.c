@@ -17,7 +17,9 @@ enum { MAX_SPARE = 32 };
 static const int64_t REUSE_AFTER_NS = 3000 * 1000000LL;
 
 static Display *dpy;
-static int xkb_event_base, xkb_opcode;
+static int xkb_event_base;
+// A hash of every keysym on keycodes that are not spares: what the desktop's keymap is.
+static uint64_t keymap_fingerprint;
 static int keysyms_per_keycode;
 static struct spare {
     KeyCode keycode;
@@ -69,17 +71,41 @@ static void find_spares(void) {
     XFree(map);
 }
 
+static int is_spare(int keycode) {
+    for (int i = 0; i < spare_count; i++) if (spares[i].keycode == keycode) return 1;
+    return 0;
+}
+
+static uint64_t fingerprint(void) {
+    int min_kc, max_kc, per;
+    XDisplayKeycodes(dpy, &min_kc, &max_kc);
+    KeySym *map = XGetKeyboardMapping(dpy, (KeyCode)min_kc, max_kc - min_kc + 1, &per);
+    if (!map) return 0;
+    uint64_t hash = 1469598103934665603ULL;   // FNV-1a
+    for (int kc = min_kc; kc <= max_kc; kc++) {
+        if (is_spare(kc)) continue;
+        for (int i = 0; i < per; i++) {
+            hash ^= (uint64_t)map[(size_t)(kc - min_kc) * per + i] ^ ((uint64_t)kc << 32);
+            hash *= 1099511628211ULL;
+        }
+    }
+    XFree(map);
+    return hash;
+}
+
 int khx_open(void) {
     dpy = XOpenDisplay(NULL);
     if (!dpy) return -1;
     int event, error, major, minor;
     if (!XTestQueryExtension(dpy, &event, &error, &major, &minor)) { khx_close(); return -2; }
+    int opcode;
     major = XkbMajorVersion; minor = XkbMinorVersion;
-    if (!XkbQueryExtension(dpy, &xkb_opcode, &xkb_event_base, &error, &major, &minor)) { khx_close(); return -3; }
+    if (!XkbQueryExtension(dpy, &opcode, &xkb_event_base, &error, &major, &minor)) { khx_close(); return -3; }
     unsigned int mask = XkbNewKeyboardNotifyMask | XkbMapNotifyMask;
     XkbSelectEvents(dpy, XkbUseCoreKbd, mask, mask);
     find_spares();
     if (spare_count == 0) { khx_close(); return -4; }
+    keymap_fingerprint = fingerprint();
     XSync(dpy, False);
     return ConnectionNumber(dpy);
 }
@@ -191,21 +217,24 @@ int khx_dispatch(void) {
                 XFreeEventData(dpy, &event.xcookie);
             }
         } else if (event.type == xkb_event_base) {
+            // A keymap loaded (setxkbmap, a layout switcher), a key changed (this process's own
+            // characters), or the keys coming from another device (the virtual keyboard, then
+            // XTEST): which it was, the keysyms say.
             XkbEvent *xkb = (XkbEvent *)&event;
-            // A new keymap loaded through XKB (setxkbmap, a layout switcher). The server also
-            // sends this whenever the keys come from another device (the virtual keyboard, then
-            // XTEST: then the request is XTest's own, or none).
-            if (xkb->any.xkb_type == XkbNewKeyboardNotify && xkb->new_kbd.req_major == xkb_opcode) replaced = 1;
-            // This process changes one key at a time; more is the desktop's doing.
-            if (xkb->any.xkb_type == XkbMapNotify && xkb->map.num_key_syms > 1) replaced = 1;
+            if (xkb->any.xkb_type == XkbNewKeyboardNotify || xkb->any.xkb_type == XkbMapNotify) replaced = 1;
         } else if (event.type == MappingNotify) {
             XRefreshKeyboardMapping(&event.xmapping);
-            if (event.xmapping.request == MappingKeyboard && event.xmapping.count > 1) replaced = 1;
+            replaced = 1;
         }
     }
-    // Which keycodes are free, and which still hold this process's characters, is read again.
-    if (replaced) find_spares();
-    return replaced;
+    if (!replaced) return 0;
+    uint64_t now = fingerprint();
+    if (now == keymap_fingerprint) return 0;
+    // The desktop replaced the keymap: which keycodes are free, and which still hold this
+    // process's characters, is read again.
+    find_spares();
+    keymap_fingerprint = fingerprint();
+    return 1;
 }
 
 char *khx_keymap_text(void) {

@@ -246,6 +246,10 @@ EOF
     order_cell xterm us "$term"
   else fail "xterm focused (companion, us)"; fi
 
+  # The added delay of a character typed through the companion (hand-off to acknowledgement: the
+  # X server has delivered it), over the cells above.
+  log "benchmark: $("$KEYHOLD" status --control /run/keyhold/control | grep -i 'companion round trip' | tr -s ' ')"
+
   # ---- a second user's companion is refused
   useradd -m -s /bin/sh kuser2
   runuser -u kuser2 -- env DISPLAY=$DISPLAY_NUM XDG_RUNTIME_DIR=/tmp KEYHOLD_DEBUG=1 "$ks" > "$E2E_OUT/ks-kuser2.log" 2>&1 &
