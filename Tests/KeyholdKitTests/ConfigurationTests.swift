@@ -357,7 +357,7 @@ final class ConfigurationTests: XCTestCase {
     func testUnknownUnicodeMethod() {
         assertError("[output]\nunicode_method = \"ctrl-shift\"\n", line: 2, key: "output.unicode_method",
                     suggestion: "did you mean 'ctrl-shift-u'?",
-                    description: "/etc/keyhold/config.toml:2: output.unicode_method: unknown unicode method 'ctrl-shift' (one of auto, console, ctrl-shift-u, compose) (did you mean 'ctrl-shift-u'?)")
+                    description: "/etc/keyhold/config.toml:2: output.unicode_method: unknown unicode method 'ctrl-shift' (one of auto, console, ctrl-shift-u, compose, session) (did you mean 'ctrl-shift-u'?)")
         assertError("[output]\ncompose_key = \"rightmta\"\n", line: 2, key: "output.compose_key", suggestion: "did you mean 'rightmeta'?",
                     description: "/etc/keyhold/config.toml:2: output.compose_key: unknown key name 'rightmta' (did you mean 'rightmeta'?)")
     }
@@ -501,7 +501,7 @@ final class ConfigurationTests: XCTestCase {
             _ = try ConfigurationLoader.load(path: bad.path)
             XCTFail("loaded a bad file")
         } catch {
-            XCTAssertEqual(error.description, "\(bad.path):3: output.unicode_method: unknown unicode method 'compse' (one of auto, console, ctrl-shift-u, compose) (did you mean 'compose'?)")
+            XCTAssertEqual(error.description, "\(bad.path):3: output.unicode_method: unknown unicode method 'compse' (one of auto, console, ctrl-shift-u, compose, session) (did you mean 'compose'?)")
             print("example:", error)
         }
 

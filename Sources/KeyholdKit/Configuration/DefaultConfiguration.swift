@@ -63,7 +63,9 @@ variant = ""
 options = ""
 # How to type characters the layout cannot:
 #   "auto"          by where the keys go, again at every session switch: "console" on a text
-#                   VT, "ctrl-shift-u" in a graphical session (`keyhold status` says which)
+#                   VT; in a graphical session "session" while its keyhold-session companion
+#                   is connected, else "ctrl-shift-u" (`keyhold status` says which)
+#   "session"       the keyhold-session companion types them through the desktop
 #   "console"       Linux virtual console: Alt held, the decimal code on the keypad
 #   "ctrl-shift-u"  GTK and IBus hex entry
 #   "compose"       Compose sequences from the table `keyhold compose-file` prints
