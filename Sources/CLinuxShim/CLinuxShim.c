@@ -1,2 +1,22 @@
-// The target's functions are inline in include/CLinuxShim.h; SwiftPM needs one source file.
+// Most of the target's functions are inline in include/CLinuxShim.h; those needing _GNU_SOURCE
+// (struct ucred) are here, so the header stays plain for Swift's Glibc module.
+#define _GNU_SOURCE
+#include <sys/socket.h>
 #include "CLinuxShim.h"
+
+int keyhold_peer_credentials(int fd, int *pid, unsigned int *uid, unsigned int *gid) {
+    struct ucred cred;
+    socklen_t length = sizeof cred;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &length) < 0) return -1;
+    *pid = cred.pid;
+    *uid = cred.uid;
+    *gid = cred.gid;
+    return 0;
+}
+
+int keyhold_peer_groups(int fd, unsigned int *groups, int *count) {
+    socklen_t length = (socklen_t)((size_t)*count * sizeof *groups);
+    int rc = getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &length);
+    *count = (int)(length / sizeof *groups);
+    return rc;
+}

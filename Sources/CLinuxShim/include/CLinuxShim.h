@@ -16,4 +16,11 @@ static inline int keyhold_vt_mode(int fd) {
 static const int keyhold_kd_text = KD_TEXT;
 static const int keyhold_kd_graphics = KD_GRAPHICS;
 
+/// The peer of a connected unix socket (SO_PEERCRED): 0, or -1 with errno set.
+int keyhold_peer_credentials(int fd, int *pid, unsigned int *uid, unsigned int *gid);
+
+/// The peer's supplementary groups (SO_PEERGROUPS, Linux 4.13+) into `groups` (room for
+/// `*count`); on ERANGE `*count` says how many there are. 0, or -1 with errno set.
+int keyhold_peer_groups(int fd, unsigned int *groups, int *count);
+
 #endif

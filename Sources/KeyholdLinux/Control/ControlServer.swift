@@ -1,3 +1,4 @@
+import CLinuxShim
 import Glibc
 import KeyholdKit
 
@@ -637,33 +638,27 @@ public final class ControlServer: EngineObserver {
     }
 }
 
-/// SO_PEERCRED and SO_PEERGROUPS of a connected unix socket.
+/// SO_PEERCRED and SO_PEERGROUPS of a connected unix socket (through CLinuxShim: Glibc's own
+/// constants and `struct ucred`).
 struct PeerCredentials {
     var pid: Int32 = 0
     var uid: UInt32 = UInt32.max
     var gid: UInt32 = UInt32.max
 
-    static let soPeerCred: Int32 = 17
-    static let soPeerGroups: Int32 = 59
-
     init(fd: Int32) {
-        var raw: (Int32, UInt32, UInt32) = (0, UInt32.max, UInt32.max)   // struct ucred
-        var length = socklen_t(MemoryLayout.size(ofValue: raw))
-        if getsockopt(fd, SOL_SOCKET, PeerCredentials.soPeerCred, &raw, &length) == 0 {
-            (pid, uid, gid) = raw
-        }
+        var pid: Int32 = 0, uid: UInt32 = .max, gid: UInt32 = .max
+        if keyhold_peer_credentials(fd, &pid, &uid, &gid) == 0 { (self.pid, self.uid, self.gid) = (pid, uid, gid) }
     }
 
     /// The peer's supplementary groups (Linux 4.13+); empty when unavailable.
     static func groups(fd: Int32) -> [gid_t] {
-        var count = 64
-        while count <= 65536 {
-            var groups = [gid_t](repeating: 0, count: count)
-            var length = socklen_t(count * MemoryLayout<gid_t>.size)
-            let rc = groups.withUnsafeMutableBytes { getsockopt(fd, SOL_SOCKET, soPeerGroups, $0.baseAddress, &length) }
-            if rc == 0 { return Array(groups.prefix(Int(length) / MemoryLayout<gid_t>.size)) }
+        var capacity: Int32 = 64
+        while capacity <= 65536 {
+            var groups = [gid_t](repeating: 0, count: Int(capacity))
+            var count = capacity
+            if keyhold_peer_groups(fd, &groups, &count) == 0 { return Array(groups.prefix(Int(count))) }
             guard errno == ERANGE else { return [] }
-            count = max(count * 4, Int(length) / MemoryLayout<gid_t>.size)
+            capacity = max(capacity * 4, count)
         }
         return []
     }
