@@ -202,6 +202,12 @@ int khx_follow_device(const char *name) {
 
 uint64_t khx_transitions_seen(void) { return transitions_seen; }
 
+int khx_reset_count(void) {
+    int replaced = khx_dispatch();
+    transitions_seen = 0;
+    return replaced;
+}
+
 
 int khx_dispatch(void) {
     int replaced = 0;

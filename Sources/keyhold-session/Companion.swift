@@ -21,9 +21,9 @@ final class Companion {
     /// Whether the X server's deliveries of the virtual keyboard's keys can be counted (XInput 2),
     /// so a character is typed only after the keys before it.
     private var followsVirtualKeyboard = false
-    private var warnedLate = false
-    /// How long to wait for the keys typed before a character to reach the desktop.
-    static let orderTimeoutMilliseconds: Int64 = 300
+    /// How long to wait for the keys typed before a character to reach the desktop (the daemon
+    /// waits 1.5 s for the acknowledgement).
+    static let orderTimeoutMilliseconds: Int64 = 1_000
 
     init(typist: X11Typist, controlPath: String) {
         self.typist = typist
@@ -125,10 +125,9 @@ final class Companion {
             if followsVirtualKeyboard, let after = message["after"]?.intValue, after > 0 {
                 let waited = typist.waitForTransitions(UInt64(after), timeoutMilliseconds: Companion.orderTimeoutMilliseconds)
                 if waited.keymapChanged { keymapMayHaveChanged = true }
-                if !waited.reached && !warnedLate {
-                    warnedLate = true
-                    Log.warning("the X server had not delivered the keys before a character after \(Companion.orderTimeoutMilliseconds) ms"
-                                + " (keys it cannot represent?); typing it anyway and counting from here")
+                if !waited.reached {
+                    Log.warning("the X server had not delivered the keys before a character after \(Companion.orderTimeoutMilliseconds) ms;"
+                                + " typing it anyway")
                 }
             }
             // Written to the X server, then said so at once: killed now, the daemon knows the
@@ -137,6 +136,8 @@ final class Companion {
             if !typist.type(text) { Log.warning("could not type a character (\(text.unicodeScalars.count) code points)") }
             do { try connection?.send(.typed(id: UInt64(id), delivered: false)) } catch { disconnected("\(error)"); return }
             typist.sync()
+            // The daemon writes nothing until it has the answer: the next count starts here.
+            if typist.resetCount() { keymapMayHaveChanged = true }
             do { try connection?.send(.typed(id: UInt64(id), delivered: true)) } catch { disconnected("\(error)") }
         } else if message["event"]?.stringValue == "active" {
             // In front again: count the virtual keyboard's transitions from here, as the daemon does.

@@ -49,26 +49,20 @@ final class X11Typist {
 
     /// Starts counting the key transitions the server delivers from the device `name`; false
     /// when there is no such device (or no XInput 2): then nothing can be waited for.
-    func follow(device name: String) -> Bool {
-        missed = 0
-        return khx_follow_device(name) == 1
-    }
+    func follow(device name: String) -> Bool { khx_follow_device(name) == 1 }
 
-    /// Transitions the server delivered that the count could not see (keycodes X cannot
-    /// represent): added after a wait times out, so one miss does not delay every character.
-    private var missed: UInt64 = 0
+    /// Counts the followed device's transitions from zero again (reading what the server sent
+    /// first); true when that showed a new keymap.
+    func resetCount() -> Bool { khx_reset_count() != 0 }
 
     /// Waits (reading X events, at most `timeoutMilliseconds`) until the server has delivered
-    /// `count` transitions of the followed device; false on timeout.
+    /// `count` transitions of the followed device since the count last started; false on timeout.
     func waitForTransitions(_ count: UInt64, timeoutMilliseconds: Int64) -> (reached: Bool, keymapChanged: Bool) {
         var keymapChanged = false
         let end = Companion.now() + timeoutMilliseconds
-        while khx_transitions_seen() &+ missed < count {
+        while khx_transitions_seen() < count {
             let left = end - Companion.now()
-            if left <= 0 {
-                missed = count &- khx_transitions_seen()
-                return (false, keymapChanged)
-            }
+            if left <= 0 { return (false, keymapChanged) }
             var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             if poll(&pfd, 1, Int32(left)) < 0 && errno != EINTR { return (false, keymapChanged) }
             if dispatch() { keymapChanged = true }

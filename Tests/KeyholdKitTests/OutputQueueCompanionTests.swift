@@ -62,6 +62,18 @@ final class OutputQueueCompanionTests: XCTestCase {
         XCTAssertNil(queue.nextDeadline)
     }
 
+    /// `after` counts only what the desktop can deliver (the daemon leaves out keys an X server
+    /// cannot represent), or the companion would wait for events that never come.
+    func testAfterCountsOnlyCountableKeys() {
+        let (queue, desktop) = make()
+        queue.counts = { $0 != .delete }
+        tap(queue, .x); tap(queue, .delete)
+        desktop.clock = Timestamp(microseconds: 5_000)
+        queue.handOff("é", fallback: [])
+        XCTAssertEqual(desktop.requests.first?.after, 2)
+        XCTAssertEqual(queue.writtenCount, 2)
+    }
+
     /// A hand-off right after another needs no settle time: nothing was written between them.
     func testConsecutiveHandOffsGoOneAtATime() {
         let (queue, desktop) = make()
@@ -92,11 +104,11 @@ final class OutputQueueCompanionTests: XCTestCase {
         queue.onCompanionTimeout = { _ in timeouts += 1 }
         queue.handOff("é", fallback: fallbackE9)
         tap(queue, .y)
-        XCTAssertEqual(queue.nextDeadline, Timestamp(microseconds: 500_000))
-        desktop.clock = Timestamp(microseconds: 499_999)
+        XCTAssertEqual(queue.nextDeadline, Timestamp(microseconds: 1_500_000))
+        desktop.clock = Timestamp(microseconds: 1_499_999)
         queue.drain()
         XCTAssertEqual(timeouts, 0)
-        desktop.clock = Timestamp(microseconds: 500_000)
+        desktop.clock = Timestamp(microseconds: 1_500_000)
         queue.drain()
         XCTAssertEqual(timeouts, 1)
         XCTAssertNil(queue.companion)

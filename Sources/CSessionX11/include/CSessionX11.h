@@ -29,8 +29,11 @@ int khx_dispatch(void);
 // events: how many key transitions from it the server has delivered. Returns 1 when the
 // device was found, 0 when not (then khx_transitions_seen stays 0), -1 without XInput 2.2.
 int khx_follow_device(const char *name);
-// Key transitions from the followed device the server has delivered since khx_follow_device.
+// Key transitions from the followed device the server has delivered since khx_follow_device or
+// khx_reset_count.
 uint64_t khx_transitions_seen(void);
+// Reads the X events waiting, then counts from zero again. Returns what khx_dispatch returned.
+int khx_reset_count(void);
 // The keymap as XKB text (malloc'd; the caller frees it), or NULL.
 char *khx_keymap_text(void);
 void khx_close(void);

@@ -58,8 +58,11 @@ public final class OutputQueue: TextHandOffOutput {
     /// How long key events written before a hand-off get to reach the desktop's reader (an X
     /// server reads evdev on its own thread; the companion's events take another way in).
     public var handOffSettleMicroseconds = 5_000
-    /// How long the companion has to acknowledge one character.
-    public var acknowledgementTimeoutMicroseconds = 500_000
+    /// How long the companion has to acknowledge one character: more than it may wait for the
+    /// desktop to deliver the keys before it (`keyhold-session` waits up to 1 s).
+    public var acknowledgementTimeoutMicroseconds = 1_500_000
+    /// Which transitions `writtenCount` counts: those the companion can see the desktop deliver.
+    public var counts: (KeyCode) -> Bool = { _ in true }
 
     private let sink: KeyEventOutput
     private let clock: () -> Timestamp
@@ -88,7 +91,7 @@ public final class OutputQueue: TextHandOffOutput {
     /// Items not yet written or handed off (the one in flight not counted).
     public var count: Int { waiting.count - head }
     public var isEmpty: Bool { head == waiting.count }
-    /// Key transitions written to the device so far.
+    /// Key transitions written to the device so far (those `counts` accepts).
     public private(set) var writtenCount: UInt64 = 0
     /// Whether a hand-off waits for the companion's acknowledgement.
     public var isAwaitingCompanion: Bool { inFlight != nil }
@@ -235,7 +238,7 @@ public final class OutputQueue: TextHandOffOutput {
 
     private func write(_ transition: KeyTransition) {
         burstCount += 1
-        writtenCount &+= 1
+        if counts(transition.key) { writtenCount &+= 1 }
         lastWrite = clock()
         sink.send(transition.key, transition.state)
     }

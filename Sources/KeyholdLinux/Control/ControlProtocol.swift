@@ -19,8 +19,8 @@ import KeyholdKit
 //   companion: {"cmd":"typed","id":7,"delivered":false} (written to the desktop), then
 //              {"cmd":"typed","id":7} (the desktop has delivered it: what follows may go)
 //   ("after": type only once the desktop has delivered that many of the virtual keyboard's key
-//   transitions, counted from the companion request on, or from the last {"event":"active"},
-//   which the daemon sends when the companion's session comes in front again)
+//   transitions since the previous character, or since {"event":"active"}, which the daemon
+//   sends when the companion's session comes in front)
 // Errors: {"ok":false,"error":"..."}; a line over 4096 bytes (1 MiB for a companion, whose
 // keymap is one line) gets the error and the connection is closed. Events carry key names and characters only with "content":true, which is granted
 // only to root (SO_PEERCRED) or the user the daemon runs as; everyone else sees gestures,

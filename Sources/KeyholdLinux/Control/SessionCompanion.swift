@@ -15,20 +15,24 @@ public final class SessionCompanion: OutputCompanion, CustomStringConvertible {
         self.uid = uid; self.pid = pid; self.backend = backend; self.clientID = clientID; self.server = server
     }
 
-    /// The output queue's `writtenCount` when it connected: `after` is sent relative to it (the
-    /// companion counts the device's transitions from then on).
-    public var writtenAtConnect: UInt64 = 0
+    /// The output queue's `writtenCount` at the last hand-off (or when the session came in
+    /// front): `after` is sent as the transitions written since. The queue writes nothing while
+    /// a hand-off is unacknowledged, and the companion counts afresh after each character, so
+    /// each count stands alone: a late or lost event never shifts the next.
+    private var countedUpTo: UInt64 = 0
 
     /// `{"event":"type","id":ID,"after":N,"text":TEXT}` to the companion, sent at once.
     public func type(_ text: String, id: UInt64, after: UInt64) {
-        server?.sendType(text, id: id, after: after &- writtenAtConnect, to: self)
+        let since = after &- countedUpTo
+        countedUpTo = after
+        server?.sendType(text, id: id, after: since, to: self)
     }
 
     /// `{"event":"active"}`: its session is in front now; it counts the virtual keyboard's
-    /// transitions afresh from here (`writtenAtConnect` is set again), as its X server may not
-    /// have been reading the device while another session was in front.
+    /// transitions afresh from here, as its X server may not have been reading the device while
+    /// another session was in front.
     public func becameActive(writtenCount: UInt64) {
-        writtenAtConnect = writtenCount
+        countedUpTo = writtenCount
         server?.sendActive(to: self)
     }
 

@@ -159,6 +159,9 @@ public final class KeyholdDaemon {
         watcher.start()
         watcher.onChange = { [unowned self] _ in self.applyOutputTarget() }
         outputTarget = watcher
+        // An X server cannot represent evdev codes above 247 (X keycodes stop at 255): it never
+        // delivers those, so the companion cannot count them.
+        outputQueue.counts = { $0.rawValue <= 247 }
         outputQueue.onCompanionTimeout = { [unowned self] companion in
             guard let companion = companion as? SessionCompanion else { return }
             let ms = self.outputQueue.acknowledgementTimeoutMicroseconds / 1000
