@@ -215,10 +215,12 @@ int khx_dispatch(void) {
         XEvent event;
         XNextEvent(dpy, &event);
         if (event.type == GenericEvent && event.xcookie.extension == xi_opcode) {
+            // Selected for all devices, each transition comes twice: from the device itself and
+            // from the master keyboard it is attached to (same sourceid): the device's own count.
             if (XGetEventData(dpy, &event.xcookie)) {
                 XIRawEvent *raw = event.xcookie.data;
                 if ((event.xcookie.evtype == XI_RawKeyPress || event.xcookie.evtype == XI_RawKeyRelease)
-                    && raw->sourceid == followed_device && followed_device >= 0
+                    && raw->deviceid == followed_device && followed_device >= 0
                     && !(raw->flags & XIKeyRepeat)) transitions_seen++;
                 XFreeEventData(dpy, &event.xcookie);
             }
