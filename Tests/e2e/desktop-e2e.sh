@@ -40,10 +40,11 @@ LONG_TEXT=${LONG_TEXT:0:200}
 x() { DISPLAY=$DISPLAY_NUM "$@"; }
 MATRIX=()
 TARGET=x11   # the matrix's target column: x11 (no companion: ctrl-shift-u), x11+ks (keyhold-session)
-# cell TARGET APP LAYOUT CELL EXPECTED FILE [counted]: one matrix row; a check unless told not
+# cell TARGET APP LAYOUT CELL EXPECTED FILE [counted] [SEC]: one matrix row; a check unless told
+# not. Waits up to SEC (15) for the application to show EXPECTED.
 cell() {
   local target=$1 app=$2 layout=$3 name=$4 want=$5 file=$6 counted=${7:-yes} got
-  wait_until 15 eval "[ \"\$(cat '$file' 2>/dev/null)\" = '$want' ]"
+  wait_until "${8:-15}" eval "[ \"\$(cat '$file' 2>/dev/null)\" = '$want' ]"
   got=$(cat "$file" 2>/dev/null)
   local result=ok
   if [ "$got" != "$want" ]; then
@@ -90,7 +91,8 @@ type_cells() {
   clear "$app" "$file"; src_send kb "d KEY_F1" "u KEY_F1"
   cell "$TARGET" "$app" "$layout" "text:ł€" "ł€" "$file" "$counted"
   clear "$app" "$file"; src_send kb "d KEY_F2" "u KEY_F2"
-  cell "$TARGET" "$app" "$layout" "200-char text:" "$LONG_TEXT" "$file" "$counted"
+  # A busy machine slows a GTK that refetches the keymap for every new character: up to 40 s.
+  cell "$TARGET" "$app" "$layout" "200-char text:" "$LONG_TEXT" "$file" "$counted" 40
 }
 
 # order_cell APP LAYOUT FILE: hold e, 2, then x y z at 150 wpm (70 ms apart, overlapping)
@@ -276,7 +278,7 @@ EOF
   clear gtk "$gtk"; src_send kb "d KEY_F2" "u KEY_F2"
   sleep 0.4
   kuser_ctl kill --signal=KILL keyhold-session.service
-  cell "$TARGET" gtk us "companion killed mid-text" "$LONG_TEXT" "$gtk"
+  cell "$TARGET" gtk us "companion killed mid-text" "$LONG_TEXT" "$gtk" yes 40
   check "the daemon saw the companion go" wait_log 5 "keyhold-session pid .* disconnected"
   check "systemd restarts it and it connects again" wait_log 20 "keyhold-session pid .* of uid $kuid (x11) connected" 2
   kuser_ctl stop keyhold-session.service
