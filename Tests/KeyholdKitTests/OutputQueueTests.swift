@@ -27,7 +27,7 @@ final class OutputQueueTests: XCTestCase {
     }
 
     func testDefaultPacing() {
-        XCTAssertEqual(OutputQueue.Pacing(), .init(burst: 4, pauseMicroseconds: 8_000, paceMicroseconds: 0))
+        XCTAssertEqual(OutputQueue.Pacing(), .init(burst: 2, pauseMicroseconds: 8_000, paceMicroseconds: 0))
     }
 
     func testTypingAtNormalSpeedGoesStraightThrough() {
@@ -71,7 +71,7 @@ final class OutputQueueTests: XCTestCase {
 
     /// `pace_us`: at least that long between any two transitions.
     func testPaceSpacesEveryTransition() {
-        let (queue, device) = make(.init(paceMicroseconds: 300))
+        let (queue, device) = make(.init(burst: 100, paceMicroseconds: 300))
         queue.send(.a, .down); queue.send(.a, .up); queue.send(.b, .down)
         runTimer(queue, device)
         XCTAssertEqual(device.written, ["0us a down", "300us a up", "600us b down"])

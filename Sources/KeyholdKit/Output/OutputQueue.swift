@@ -33,12 +33,13 @@ public final class OutputQueue: TextHandOffOutput {
         /// At least this long between any two transitions (`[output] pace_us`); 0: bursts only.
         public var paceMicroseconds: Int
 
-        /// 4 transitions (8 evdev events, an eighth of a reader's buffer), then 8 ms: 500
-        /// transitions a second, so a reader may stall for 60 ms before its buffer fills. The
-        /// X server in the QEMU desktop suite lost events (SYN_DROPPED) at 8 per 4 ms on a busy
-        /// CI machine. Typing is never slowed by it; a 200-character binding with accents typed
-        /// through `ctrl-shift-u` takes about 1.5 s.
-        public init(burst: Int = 4, pauseMicroseconds: Int = 8_000, paceMicroseconds: Int = 0) {
+        /// 2 transitions (4 evdev events), then 8 ms: 250 transitions a second, so a reader may
+        /// stall for 120 ms before its 64-event buffer fills (xdotool and ydotool type slower
+        /// still, 12 ms per key). The X server in the QEMU desktop suite lost events
+        /// (SYN_DROPPED) at 8 per 4 ms on a busy CI machine, and once in eight runs at 4 per
+        /// 8 ms: its input thread waits while the main thread renders. Typing is never slowed by
+        /// it; a 200-character binding with accents through `ctrl-shift-u` takes about 3 s.
+        public init(burst: Int = 2, pauseMicroseconds: Int = 8_000, paceMicroseconds: Int = 0) {
             self.burst = max(1, burst)
             self.pauseMicroseconds = max(0, pauseMicroseconds)
             self.paceMicroseconds = max(0, paceMicroseconds)
