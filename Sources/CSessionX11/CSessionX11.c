@@ -209,7 +209,8 @@ int khx_reset_count(void) {
 }
 
 
-int khx_dispatch(void) {
+// Reads every event Xlib holds or the socket has; 1 when one may mean a new keymap.
+static int read_events(void) {
     int replaced = 0;
     while (dpy && XPending(dpy) > 0) {
         XEvent event;
@@ -235,13 +236,22 @@ int khx_dispatch(void) {
             replaced = 1;
         }
     }
-    if (!replaced) return 0;
-    uint64_t now = fingerprint();
+    return replaced;
+}
+
+int khx_dispatch(void) {
+    if (!read_events()) return 0;
+    // The round trip may bring more events into Xlib's queue: read them too, so nothing waits
+    // there unseen by poll(), and look again if they may mean a change (at most three times).
+    uint64_t now;
+    int rounds = 0;
+    do { now = fingerprint(); } while (read_events() && ++rounds < 3);
     if (now == keymap_fingerprint) return 0;
     // The desktop replaced the keymap: which keycodes are free, and which still hold this
     // process's characters, is read again.
     find_spares();
     keymap_fingerprint = fingerprint();
+    read_events();
     return 1;
 }
 

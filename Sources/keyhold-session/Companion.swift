@@ -35,6 +35,8 @@ final class Companion {
         while !stop() {
             let now = Companion.now()
             if let at = retryAt, now >= at { retryAt = nil; connect() }
+            // Xlib may hold events it read while waiting for a reply; poll would not see them.
+            if typist.dispatch() { keymapMayHaveChanged = true }
             if keymapMayHaveChanged { reportKeymap() }
 
             var fds = [pollfd(fd: typist.fd, events: Int16(POLLIN), revents: 0)]

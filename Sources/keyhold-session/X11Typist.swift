@@ -60,12 +60,15 @@ final class X11Typist {
     func waitForTransitions(_ count: UInt64, timeoutMilliseconds: Int64) -> (reached: Bool, keymapChanged: Bool) {
         var keymapChanged = false
         let end = Companion.now() + timeoutMilliseconds
-        while khx_transitions_seen() < count {
+        while true {
+            // Xlib may already hold events it read while waiting for a reply: read those first,
+            // as poll only sees what is still in the socket.
+            if dispatch() { keymapChanged = true }
+            if khx_transitions_seen() >= count { break }
             let left = end - Companion.now()
             if left <= 0 { return (false, keymapChanged) }
             var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             if poll(&pfd, 1, Int32(left)) < 0 && errno != EINTR { return (false, keymapChanged) }
-            if dispatch() { keymapChanged = true }
         }
         return (true, keymapChanged)
     }
