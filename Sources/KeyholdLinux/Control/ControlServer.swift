@@ -424,7 +424,7 @@ public final class ControlServer: EngineObserver {
                 closeAfterReply(client)
                 return
             }
-            let companion = SessionCompanion(uid: client.uid, pid: client.pid, backend: backend, clientID: client.id, server: self)
+            let companion = SessionCompanion(uid: client.uid, pid: client.pid, backend: backend, server: self)
             client.companion = companion
             client.lineLimit = ControlServer.maximumCompanionLineBytes
             okReply { $0.key("companion"); $0.bool(true) }

@@ -8,11 +8,10 @@ public final class SessionCompanion: OutputCompanion, CustomStringConvertible {
     public let pid: Int32
     /// How it types: `x11` (XTest), `wayland` (a virtual keyboard).
     public let backend: String
-    let clientID: Int
     weak var server: ControlServer?
 
-    init(uid: UInt32, pid: Int32, backend: String, clientID: Int, server: ControlServer) {
-        self.uid = uid; self.pid = pid; self.backend = backend; self.clientID = clientID; self.server = server
+    init(uid: UInt32, pid: Int32, backend: String, server: ControlServer) {
+        self.uid = uid; self.pid = pid; self.backend = backend; self.server = server
     }
 
     /// The output queue's `writtenCount` at the last hand-off (or when the session came in
