@@ -319,10 +319,10 @@ host() {
   E2E_OUT=$results E2E_PROBE=$vmdir/bin/probe KEYHOLD=$KEYHOLD \
     VM_ENV="E2E_OUT E2E_PROBE KEYHOLD ${VM_ENV:-}" VM_SYSTEMD=1 VM_RWDIR=$results VM_MEM=${VM_MEM:-2048} VM_CPUS=${VM_CPUS:-2} \
     VM_TIMEOUT=${VM_TIMEOUT:-900} "$HERE/vm.sh" run "bash $HERE/desktop-e2e.sh --guest" || rc=$?
-  local p=0 f=0
-  if [ -f "$results/counts" ]; then read -r p f < "$results/counts"
-  else f=1; echo "desktop-e2e: the guest did not finish (vm.sh exit $rc)"; fi
-  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; echo "desktop-e2e: guest exit status $rc"; fi
+  # shellcheck source=host.sh
+  . "$HERE/host.sh"
+  e2e_guest_counts desktop-e2e "$results" "$rc"
+  local p=$E2E_P f=$E2E_F
   echo "desktop-e2e: results in $results; total $((SECONDS - t0)) s"
   echo "$p passed, $f failed"
   [ "$f" -eq 0 ]

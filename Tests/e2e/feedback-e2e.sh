@@ -321,10 +321,10 @@ EOF
   E2E_OUT=$results E2E_PROBE=$vmdir/bin/probe KEYHOLD=$keyhold FFDRIVER=$vmdir/bin/ffdriver \
     VM_ENV="E2E_OUT E2E_PROBE KEYHOLD FFDRIVER ${VM_ENV:-}" VM_RWDIR=$results \
     VM_TIMEOUT=${VM_TIMEOUT:-300} "$HERE/vm.sh" run "bash $HERE/feedback-e2e.sh --guest" || rc=$?
-  local p=0 f=0
-  if [ -f "$results/counts" ]; then read -r p f < "$results/counts"
-  else f=1; echo "feedback-e2e: the guest did not finish (vm.sh exit $rc)"; fi
-  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; echo "feedback-e2e: guest exit status $rc"; fi
+  # shellcheck source=host.sh
+  . "$HERE/host.sh"
+  e2e_guest_counts feedback-e2e "$results" "$rc"
+  local p=$E2E_P f=$E2E_F
   [ -f "$results/measurements.txt" ] && sed 's/^/feedback-e2e: /' "$results/measurements.txt"
   echo "feedback-e2e: total $((SECONDS - t0)) s"
   echo "$p passed, $f failed"

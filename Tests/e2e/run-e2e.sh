@@ -543,10 +543,10 @@ host() {
     VM_ENV="E2E_OUT E2E_PROBE E2E_QMP KEYHOLD ${VM_ENV:-}" VM_QMP=$sock VM_RWDIR=$results \
     VM_TIMEOUT=${VM_TIMEOUT:-900} "$HERE/vm.sh" run "bash $HERE/run-e2e.sh --guest" || rc=$?
   kill "$agent" 2>/dev/null; wait "$agent" 2>/dev/null; rm -f "$sock"
-  local p=0 f=0
-  if [ -f "$results/counts" ]; then read -r p f < "$results/counts"
-  else f=1; echo "run-e2e: the guest did not finish (vm.sh exit $rc)"; fi
-  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; echo "run-e2e: guest exit status $rc"; fi
+  # shellcheck source=host.sh
+  . "$HERE/host.sh"
+  e2e_guest_counts run-e2e "$results" "$rc"
+  local p=$E2E_P f=$E2E_F
   if [ -s "$results/benchmark.txt" ]; then echo "run-e2e: benchmark (TCG guest):"; sed 's/^/  /' "$results/benchmark.txt"; fi
   echo "run-e2e: keyhold $KEYHOLD; results in $results; total $((SECONDS - t0)) s"
   echo "$p passed, $f failed"

@@ -483,10 +483,10 @@ host() {
   E2E_OUT=$results E2E_PROBE=$vmdir/bin/probe KEYHOLD=$KEYHOLD REPO=$repo FAKE_LOGIND=$fake \
     VM_ENV="E2E_OUT E2E_PROBE KEYHOLD REPO FAKE_LOGIND ${VM_ENV:-}" VM_SYSTEMD=1 VM_RWDIR=$results \
     VM_TIMEOUT=${VM_TIMEOUT:-900} "$HERE/vm.sh" run "bash $HERE/service-e2e.sh --guest" || rc=$?
-  local p=0 f=0
-  if [ -f "$results/counts" ]; then read -r p f < "$results/counts"
-  else f=1; echo "service-e2e: the guest did not finish (vm.sh exit $rc)"; fi
-  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; echo "service-e2e: guest exit status $rc"; fi
+  # shellcheck source=host.sh
+  . "$HERE/host.sh"
+  e2e_guest_counts service-e2e "$results" "$rc"
+  local p=$E2E_P f=$E2E_F
   echo "service-e2e: total $((SECONDS - t0)) s; journal in $results/journal.txt"
   echo "$p passed, $f failed"
   [ "$f" -eq 0 ]

@@ -126,10 +126,10 @@ host() {
     VM_ENV="E2E_OUT E2E_PROBE E2E_QMP ${VM_ENV:-}" VM_QMP=$sock VM_RWDIR=$results \
     VM_TIMEOUT=${VM_TIMEOUT:-300} "$HERE/vm.sh" run "bash $HERE/smoke.sh --guest" || rc=$?
   kill "$agent" 2>/dev/null; wait "$agent" 2>/dev/null; rm -f "$sock"
-  local p=0 f=0
-  if [ -f "$results/counts" ]; then read -r p f < "$results/counts"
-  else f=1; echo "smoke: the guest did not finish (vm.sh exit $rc)"; fi
-  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; echo "smoke: guest exit status $rc"; fi
+  # shellcheck source=host.sh
+  . "$HERE/host.sh"
+  e2e_guest_counts smoke "$results" "$rc"
+  local p=$E2E_P f=$E2E_F
   if [ -f "$results/latency.txt" ]; then
     echo "smoke: interception-tools passthrough latency: $(sed 's/^latency: //' "$results/latency.txt")"
   fi
