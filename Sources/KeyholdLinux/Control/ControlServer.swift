@@ -468,7 +468,7 @@ public final class ControlServer: EngineObserver {
 
     /// `{"event":"type","id":ID,"after":N,"text":TEXT}` to `companion`'s connection, now.
     func sendType(_ text: String, id: UInt64, after: UInt64, to companion: SessionCompanion) {
-        guard let client = clients.values.first(where: { $0.companion === companion }) else { return }
+        guard let client = connection(of: companion) else { return }
         typeLine.reset()
         typeLine.beginObject()
         typeLine.key("event"); typeLine.rawString("type")
@@ -480,13 +480,18 @@ public final class ControlServer: EngineObserver {
         enqueue(client, typeLine.bytes, now: true)
     }
 
+    /// The connection `companion` came on, while it is open.
+    private func connection(of companion: SessionCompanion) -> Client? {
+        clients.values.first { $0.companion === companion }
+    }
+
     func sendActive(to companion: SessionCompanion) {
-        guard let client = clients.values.first(where: { $0.companion === companion }) else { return }
+        guard let client = connection(of: companion) else { return }
         enqueue(client, Array("{\"event\":\"active\"}\n".utf8), now: true)
     }
 
     func disconnect(_ companion: SessionCompanion, why: String) {
-        guard let client = clients.values.first(where: { $0.companion === companion }) else { return }
+        guard let client = connection(of: companion) else { return }
         drop(client, why: why)
     }
 
