@@ -42,8 +42,16 @@ let package = Package(
             linkerSettings: [.linkedLibrary("X11"), .linkedLibrary("Xtst"), .linkedLibrary("Xi"), .linkedLibrary("X11-xcb"),
                              .linkedLibrary("xkbcommon-x11"), .linkedLibrary("xkbcommon")]
         ),
+        // Its Wayland backend (zwp_virtual_keyboard_v1, xkbcommon), with the protocol code
+        // wayland-scanner generates from protocols/ (scripts/gen-wayland.sh).
+        .target(
+            name: "CSessionWayland",
+            exclude: ["protocols"],
+            linkerSettings: [.linkedLibrary("wayland-client"), .linkedLibrary("xkbcommon")]
+        ),
         // keyhold-session: runs in a user's graphical session, types what the daemon hands it.
-        .executableTarget(name: "keyhold-session", dependencies: ["KeyholdKit", "KeyholdLinux", "CSessionX11", "CSystemd"]),
+        .executableTarget(name: "keyhold-session",
+                          dependencies: ["KeyholdKit", "KeyholdLinux", "CSessionX11", "CSessionWayland", "CSystemd"]),
         // Prints engine throughput; run with `swift run -c release KeyholdBenchmarks`.
         .executableTarget(name: "KeyholdBenchmarks", dependencies: ["KeyholdKit", "KeyholdLinux"]),
         .testTarget(name: "KeyholdKitTests", dependencies: ["KeyholdKit"]),
@@ -51,5 +59,7 @@ let package = Package(
         .testTarget(name: "SeedSampleTests", dependencies: ["KeyholdKit"]),
         // Linux adapters that run on any host: xkbcommon layouts, ALSA through a file PCM.
         .testTarget(name: "KeyholdLinuxTests", dependencies: ["KeyholdLinux", "KeyholdKit"]),
+        // keyhold-session's parts that need no display: the Wayland virtual keyboard's keymap.
+        .testTarget(name: "KeyholdSessionTests", dependencies: ["CSessionWayland", "CXKBCommon"]),
     ]
 )

@@ -3,13 +3,15 @@
 # end-to-end tests need). Idempotent; needs root (or sudo).
 set -euo pipefail
 pkgs=(pkg-config libevdev-dev libudev-dev libxkbcommon-dev xkb-data libasound2-dev libsystemd-dev unicode-cldr-core
-      libx11-dev libxtst-dev libxi-dev libx11-xcb-dev libxkbcommon-x11-dev)
+      libx11-dev libxtst-dev libxi-dev libx11-xcb-dev libxkbcommon-x11-dev libwayland-dev libwayland-bin)
 if [ "${1:-}" = "--e2e" ]; then
   pkgs+=(qemu-system-x86 busybox-static kmod udev kbd interception-tools)
   # The desktop suite: a real X server (dummy video, libinput), a GTK 3 entry, xterm; the guest
   # runs the host's binaries, so they are installed here.
   pkgs+=(xserver-xorg-core xserver-xorg-video-dummy xserver-xorg-input-libinput x11-xkb-utils x11-utils
          xdotool xterm xfonts-base python3-gi gir1.2-gtk-3.0 fonts-dejavu-core)
+  # ... and a Wayland one: sway (headless output, libinput through logind) and foot.
+  pkgs+=(sway foot)
 fi
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

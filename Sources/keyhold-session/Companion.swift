@@ -3,12 +3,12 @@ import Glibc
 import KeyholdKit
 import KeyholdLinux
 
-/// keyhold-session's loop: one poll over the X connection, the control socket and, while the
+/// keyhold-session's loop: one poll over the display connection, the control socket and, while the
 /// daemon refuses this user (another session is in front), logind's monitor. It connects,
 /// takes the companion role, reports the keymap (again whenever the desktop changes it), types
 /// what the daemon hands it and acknowledges each character.
 final class Companion {
-    let typist: X11Typist
+    let typist: SessionTypist
     let controlPath: String
     private var connection: ControlClient?
     private var reportedKeymap: String?
@@ -18,25 +18,35 @@ final class Companion {
     private var retryDelay: Int64 = 500
     /// logind's monitor, while the daemon says another session is in front.
     private var loginMonitor: OpaquePointer?
-    /// Whether the X server's deliveries of the virtual keyboard's keys can be counted (XInput 2),
-    /// so a character is typed only after the keys before it.
+    /// Whether the display server's deliveries of the virtual keyboard's keys can be counted (X11:
+    /// XInput 2), so a character is typed only after the keys before it.
     private var followsVirtualKeyboard = false
     /// How long to wait for the keys typed before a character to reach the desktop (the daemon
     /// waits 1.5 s for the acknowledgement).
     static let orderTimeoutMilliseconds: Int64 = 1_000
 
-    init(typist: X11Typist, controlPath: String) {
+    init(typist: SessionTypist, controlPath: String) {
         self.typist = typist
         self.controlPath = controlPath
     }
 
-    /// Runs until `stop` is set (a signal).
+    /// Runs until `stop` is set (a signal) or the display server goes away.
     func run(until stop: () -> Bool) {
+        do throws(DisplayLost) {
+            try loop(until: stop)
+        } catch {
+            Log.notice("\(error)")
+        }
+        typist.restore()
+    }
+
+    private func loop(until stop: () -> Bool) throws(DisplayLost) {
         while !stop() {
             let now = Companion.now()
             if let at = retryAt, now >= at { retryAt = nil; connect() }
-            // Xlib may hold events it read while waiting for a reply; poll would not see them.
-            if typist.dispatch() { keymapMayHaveChanged = true }
+            // The display library may hold events it read while waiting for a reply; poll would
+            // not see them.
+            if try typist.dispatch(readable: false) { keymapMayHaveChanged = true }
             if keymapMayHaveChanged { reportKeymap() }
 
             var fds = [pollfd(fd: typist.fd, events: Int16(POLLIN), revents: 0)]
@@ -46,12 +56,12 @@ final class Companion {
             let ready = poll(&fds, nfds_t(fds.count), timeout)
             if ready < 0 { if errno == EINTR { continue }; Log.error("poll: \(String(cString: strerror(errno)))"); return }
             if fds[0].revents != 0 {
-                if fds[0].revents & Int16(POLLHUP | POLLERR) != 0 { Log.notice("the X server went away"); return }
-                if typist.dispatch() { keymapMayHaveChanged = true }
+                if fds[0].revents & Int16(POLLHUP | POLLERR) != 0 { throw DisplayLost() }
+                if try typist.dispatch(readable: true) { keymapMayHaveChanged = true }
             }
             var i = 1
             if connection != nil {
-                if fds[i].revents != 0 { readDaemon() }
+                if fds[i].revents != 0 { try readDaemon() }
                 i += 1
             }
             if let loginMonitor, i < fds.count, fds[i].revents != 0 {
@@ -59,7 +69,6 @@ final class Companion {
                 retryAt = Companion.now()
             }
         }
-        typist.restore()
     }
 
     // MARK: - The daemon
@@ -73,7 +82,7 @@ final class Companion {
         // Counting starts before the request: the daemon counts from when it takes it.
         followsVirtualKeyboard = typist.follow(device: VirtualKeyboard.deviceName)
         let reply: JSONValue
-        do { reply = try client.request(.companion(backend: "x11"), timeout: 5_000) } catch {
+        do { reply = try client.request(.companion(backend: typist.backend), timeout: 5_000) } catch {
             scheduleRetry("the daemon did not take the companion: \(error)")
             return
         }
@@ -88,8 +97,8 @@ final class Companion {
         stopWatchingLogins()
         reportedKeymap = nil
         keymapMayHaveChanged = true
-        Log.info("connected to \(controlPath) as the companion of this session (x11, \(typist.spareKeycodes) spare keycodes"
-                 + (followsVirtualKeyboard ? ", following \"\(VirtualKeyboard.deviceName)\" for order)" : "; the virtual keyboard is not an X device yet: order by time only)"))
+        Log.info("connected to \(controlPath) as the companion of this session (\(typist.backend), \(typist.summary)"
+                 + (followsVirtualKeyboard ? ", following \"\(VirtualKeyboard.deviceName)\" for order)" : ")"))
     }
 
     private func scheduleRetry(_ why: String) {
@@ -105,41 +114,42 @@ final class Companion {
         scheduleRetry("reconnecting")
     }
 
-    private func readDaemon() {
-        guard let connection else { return }
-        do {
-            while true {
-                guard let line = try connection.readLine(timeout: 0) else { disconnected("closed by the daemon"); return }
-                handle(line)
-                if self.connection == nil { return }
+    private func readDaemon() throws(DisplayLost) {
+        while let connection = self.connection {
+            let line: [UInt8]
+            do throws(ControlClientError) {
+                guard let read = try connection.readLine(timeout: 0) else { disconnected("closed by the daemon"); return }
+                line = read
+            } catch .timeout {
+                return
+            } catch {
+                disconnected("\(error)")
+                return
             }
-        } catch .timeout {
-            return
-        } catch {
-            disconnected("\(error)")
+            try handle(line)
         }
     }
 
-    private func handle(_ line: [UInt8]) {
+    private func handle(_ line: [UInt8]) throws(DisplayLost) {
         guard let message = try? JSONValue.parse(line) else { Log.warning("malformed line from the daemon"); return }
         if message["event"]?.stringValue == "type", let id = message["id"]?.intValue, let text = message["text"]?.stringValue {
             Log.debug("type request \(id)")   // never what it is
             if followsVirtualKeyboard, let after = message["after"]?.intValue, after > 0 {
-                let waited = typist.waitForTransitions(UInt64(after), timeoutMilliseconds: Companion.orderTimeoutMilliseconds)
+                let waited = try typist.waitForTransitions(UInt64(after), timeoutMilliseconds: Companion.orderTimeoutMilliseconds)
                 if waited.keymapChanged { keymapMayHaveChanged = true }
                 if !waited.reached {
-                    Log.warning("the X server had not delivered the keys before a character after \(Companion.orderTimeoutMilliseconds) ms;"
+                    Log.warning("the display server had not delivered the keys before a character after \(Companion.orderTimeoutMilliseconds) ms;"
                                 + " typing it anyway")
                 }
             }
-            // Written to the X server, then said so at once: killed now, the daemon knows the
-            // character is on its way and does not type it again. Then, once the server has
-            // delivered it, the acknowledgement that lets the keys after it go.
-            if !typist.type(text) { Log.warning("could not type a character (\(text.unicodeScalars.count) code points)") }
+            // Written to the display server, then said so at once: killed now, the daemon knows
+            // the character is on its way and does not type it again. Then, once the server has
+            // handled it, the acknowledgement that lets the keys after it go.
+            if try !typist.type(text) { Log.warning("could not type a character (\(text.unicodeScalars.count) code points)") }
             do { try connection?.send(.typed(id: UInt64(id), delivered: false)) } catch { disconnected("\(error)"); return }
-            typist.sync()
+            try typist.sync()
             // The daemon writes nothing until it has the answer: the next count starts here.
-            if typist.resetCount() { keymapMayHaveChanged = true }
+            if try typist.resetCount() { keymapMayHaveChanged = true }
             do { try connection?.send(.typed(id: UInt64(id), delivered: true)) } catch { disconnected("\(error)") }
         } else if message["event"]?.stringValue == "active" {
             // In front again: count the virtual keyboard's transitions from here, as the daemon does.

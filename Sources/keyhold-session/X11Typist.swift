@@ -3,7 +3,8 @@ import Glibc
 
 /// Types characters into an X11 session through XTest: each one gets a spare keycode (a keycode
 /// no keyboard has; given back when the companion stops), and reads the session's keymap.
-final class X11Typist {
+final class X11Typist: SessionTypist {
+    let backend = "x11"
     let fd: Int32
 
     enum OpenError: Error, CustomStringConvertible {
@@ -32,6 +33,8 @@ final class X11Typist {
     deinit { khx_close() }
 
     var spareKeycodes: Int { Int(khx_spare_count()) }
+
+    var summary: String { "\(spareKeycodes) spare keycodes" }
 
     /// Sends the key events that type `text` to the server (`sync()` waits until it has
     /// delivered them); false when a character could not be typed.
@@ -73,8 +76,9 @@ final class X11Typist {
         return (true, keymapChanged)
     }
 
-    /// Reads what the X server sent; true when the desktop replaced the keymap.
-    func dispatch() -> Bool { khx_dispatch() != 0 }
+    /// Reads what the X server sent (Xlib also holds events it read while waiting for a reply);
+    /// true when the desktop replaced the keymap.
+    func dispatch(readable: Bool = false) -> Bool { khx_dispatch() != 0 }
 
     /// X keycodes holding one of this process's characters: the daemon must not type with them.
     var temporaryKeycodes: [Int] {

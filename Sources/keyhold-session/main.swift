@@ -9,7 +9,8 @@ let usage = """
     usage: keyhold-session [--control PATH]
 
     Keyhold's companion in your graphical session: it connects to the keyhold daemon, reports
-    your desktop's keymap and types the characters your layout lacks (X11: XTest). Started by
+    your desktop's keymap and types the characters your layout lacks (Wayland: a virtual keyboard;
+    X11: XTest). Started by
     systemd's keyhold-session.service or your desktop's autostart; you never need to run it.
 
       --control PATH   the daemon's control socket (default $KEYHOLD_CONTROL or /run/keyhold/control)
@@ -33,9 +34,14 @@ while let argument = arguments.popFirst() {
     }
 }
 
+func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+// A Wayland session is typed into through the compositor (its X clients included, through
+// Xwayland); X11 only where there is no Wayland.
+let wayland = environment("WAYLAND_DISPLAY").map { !$0.isEmpty } ?? false
+
 // One companion per session: the lock lives in the user's runtime directory, per display.
-if let runtime = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }) {
-    let display = getenv("DISPLAY").map { String(cString: $0) } ?? ""
+if let runtime = environment("XDG_RUNTIME_DIR") {
+    let display = (wayland ? environment("WAYLAND_DISPLAY") : environment("DISPLAY")) ?? ""
     let lock = open(runtime + "/keyhold-session\(String(display.map { $0 == "/" ? "_" : $0 })).lock",
                     O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
     if lock >= 0, flock(lock, LOCK_EX | LOCK_NB) != 0 {
@@ -44,15 +50,21 @@ if let runtime = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }) {
     }
 }
 
-guard getenv("DISPLAY") != nil else {
-    let wayland = getenv("WAYLAND_DISPLAY") != nil
-    Log.notice(wayland ? "a Wayland session without X: the Wayland backend is not built yet; the daemon types with ctrl-shift-u"
-                       : "no graphical session (DISPLAY is not set)")
+let typist: SessionTypist
+do {
+    if wayland {
+        typist = try WaylandTypist()
+    } else if environment("DISPLAY") != nil {
+        typist = try X11Typist()
+    } else {
+        Log.notice("no graphical session (neither WAYLAND_DISPLAY nor DISPLAY is set)")
+        exit(0)
+    }
+} catch WaylandTypist.OpenError.noVirtualKeyboard {
+    // GNOME and KDE Plasma keep virtual keyboards to their own input methods.
+    Log.notice("this compositor offers no virtual keyboard (zwp_virtual_keyboard_v1): the daemon types with ctrl-shift-u")
     exit(0)
-}
-
-let typist: X11Typist
-do { typist = try X11Typist() } catch {
+} catch {
     Log.error("\(error)")
     exit(1)
 }

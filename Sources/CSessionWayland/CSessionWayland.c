@@ -1,0 +1,220 @@
+#define _GNU_SOURCE
+#include "CSessionWayland.h"
+#include "virtual-keyboard-unstable-v1-client-protocol.h"
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+#include <wayland-client.h>
+#include <xkbcommon/xkbcommon.h>
+
+// The virtual keyboard's keymap is named so: the seat sends it back to every client whenever
+// this keyboard types (wlroots re-sends the active keyboard's keymap), and it is not the desktop's.
+#define OWN_KEYMAP_NAME "keyhold-session"
+enum { MAX_MAPPED = 128, FIRST_KEYCODE = 9 };
+
+static struct wl_display *display;
+static struct wl_registry *registry;
+static struct wl_seat *seat;
+static struct wl_keyboard *keyboard;
+static struct zwp_virtual_keyboard_manager_v1 *manager;
+static struct zwp_virtual_keyboard_v1 *virtual_keyboard;
+static char *desktop_keymap;
+static unsigned keymap_generation, reported_generation;
+// Whether this process's keyboard is the seat's active keyboard (it typed, or sent modifiers,
+// last): the compositor then sends every client the desktop's keymap again when another keyboard
+// types, which is how this process learns the compositor has read Keyhold's keys.
+static int own_keyboard_active;
+// Character i is on XKB keycode FIRST_KEYCODE + i of the virtual keyboard's keymap.
+static xkb_keysym_t mapped[MAX_MAPPED];
+static int mapped_count;
+
+static uint32_t now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint32_t)(ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+}
+
+// ---- the seat's keyboard: the desktop's keymap
+
+static void keyboard_keymap(void *data, struct wl_keyboard *kb, uint32_t format, int32_t fd, uint32_t size) {
+    (void)data; (void)kb;
+    if (format != WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1 || size == 0) { close(fd); return; }
+    char *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (map == MAP_FAILED) return;
+    char *text = strndup(map, size);
+    munmap(map, size);
+    if (!text) return;
+    if (strstr(text, "xkb_keycodes \"" OWN_KEYMAP_NAME "\"")) { free(text); return; }
+    own_keyboard_active = 0;
+    if (desktop_keymap && strcmp(desktop_keymap, text) == 0) { free(text); return; }
+    free(desktop_keymap);
+    desktop_keymap = text;
+    keymap_generation++;
+}
+static void keyboard_enter(void *d, struct wl_keyboard *k, uint32_t s, struct wl_surface *f, struct wl_array *a) { (void)d; (void)k; (void)s; (void)f; (void)a; }
+static void keyboard_leave(void *d, struct wl_keyboard *k, uint32_t s, struct wl_surface *f) { (void)d; (void)k; (void)s; (void)f; }
+static void keyboard_key(void *d, struct wl_keyboard *k, uint32_t s, uint32_t t, uint32_t key, uint32_t st) { (void)d; (void)k; (void)s; (void)t; (void)key; (void)st; }
+static void keyboard_modifiers(void *d, struct wl_keyboard *k, uint32_t s, uint32_t a, uint32_t b, uint32_t c, uint32_t g) { (void)d; (void)k; (void)s; (void)a; (void)b; (void)c; (void)g; }
+static void keyboard_repeat_info(void *d, struct wl_keyboard *k, int32_t r, int32_t delay) { (void)d; (void)k; (void)r; (void)delay; }
+static const struct wl_keyboard_listener keyboard_listener = {
+    keyboard_keymap, keyboard_enter, keyboard_leave, keyboard_key, keyboard_modifiers, keyboard_repeat_info,
+};
+
+static void seat_capabilities(void *data, struct wl_seat *s, uint32_t caps) {
+    (void)data;
+    if ((caps & WL_SEAT_CAPABILITY_KEYBOARD) && !keyboard) {
+        keyboard = wl_seat_get_keyboard(s);
+        wl_keyboard_add_listener(keyboard, &keyboard_listener, NULL);
+    } else if (!(caps & WL_SEAT_CAPABILITY_KEYBOARD) && keyboard) {
+        wl_keyboard_destroy(keyboard);   // wl_keyboard.release needs version 3; destroy is local
+        keyboard = NULL;
+    }
+}
+static void seat_name(void *d, struct wl_seat *s, const char *n) { (void)d; (void)s; (void)n; }
+static const struct wl_seat_listener seat_listener = { seat_capabilities, seat_name };
+
+static void registry_global(void *data, struct wl_registry *r, uint32_t name, const char *interface, uint32_t version) {
+    (void)data;
+    if (strcmp(interface, wl_seat_interface.name) == 0 && !seat) {
+        seat = wl_registry_bind(r, name, &wl_seat_interface, version < 2 ? version : 2);
+        wl_seat_add_listener(seat, &seat_listener, NULL);
+    } else if (strcmp(interface, zwp_virtual_keyboard_manager_v1_interface.name) == 0 && !manager) {
+        manager = wl_registry_bind(r, name, &zwp_virtual_keyboard_manager_v1_interface, 1);
+    }
+}
+static void registry_global_remove(void *d, struct wl_registry *r, uint32_t n) { (void)d; (void)r; (void)n; }
+static const struct wl_registry_listener registry_listener = { registry_global, registry_global_remove };
+
+// ---- the virtual keyboard's keymap
+
+char *khw_keymap_for(const uint32_t *keysyms, int count) {
+    size_t cap = 512 + (size_t)count * 96, len = 0;
+    char *text = malloc(cap);
+    if (!text) return NULL;
+    len += snprintf(text + len, cap - len,
+                    "xkb_keymap {\nxkb_keycodes \"" OWN_KEYMAP_NAME "\" {\n  minimum = 8;\n  maximum = %d;\n",
+                    FIRST_KEYCODE + MAX_MAPPED);
+    for (int i = 0; i < count; i++) len += snprintf(text + len, cap - len, "  <K%d> = %d;\n", i, FIRST_KEYCODE + i);
+    len += snprintf(text + len, cap - len,
+                    "};\nxkb_types \"" OWN_KEYMAP_NAME "\" {\n  type \"ONE_LEVEL\" { modifiers = none; level_name[Level1] = \"Any\"; };\n};\n"
+                    "xkb_compatibility \"" OWN_KEYMAP_NAME "\" { };\nxkb_symbols \"" OWN_KEYMAP_NAME "\" {\n");
+    for (int i = 0; i < count; i++) {
+        char name[64];
+        if (xkb_keysym_get_name(keysyms[i], name, sizeof name) < 0) snprintf(name, sizeof name, "0x%08x", keysyms[i]);
+        len += snprintf(text + len, cap - len, "  key <K%d> { [ %s ] };\n", i, name);
+    }
+    snprintf(text + len, cap - len, "};\n};\n");
+    return text;
+}
+
+// Uploads the keymap of the mapped characters.
+static int upload_keymap(void) {
+    char *text = khw_keymap_for(mapped, mapped_count);
+    if (!text) return -1;
+    size_t len = strlen(text);
+    int fd = memfd_create("keyhold-session-keymap", MFD_CLOEXEC);
+    int ok = fd >= 0 && write(fd, text, len + 1) == (ssize_t)(len + 1);   // with its NUL, as keymaps are sent
+    free(text);
+    if (!ok) { if (fd >= 0) close(fd); return -1; }
+    zwp_virtual_keyboard_v1_keymap(virtual_keyboard, WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1, fd, (uint32_t)(len + 1));
+    close(fd);   // the request carries a duplicate
+    return 0;
+}
+
+// ---- the public functions
+
+int khw_open(void) {
+    display = wl_display_connect(NULL);
+    if (!display) return -1;
+    registry = wl_display_get_registry(display);
+    wl_registry_add_listener(registry, &registry_listener, NULL);
+    if (wl_display_roundtrip(display) < 0) { khw_close(); return -1; }
+    if (!manager) { khw_close(); return -2; }
+    if (!seat) { khw_close(); return -3; }
+    virtual_keyboard = zwp_virtual_keyboard_manager_v1_create_virtual_keyboard(manager, seat);
+    mapped_count = 0;
+    if (upload_keymap() != 0) { khw_close(); return -1; }
+    // The seat's capabilities, then the keyboard's keymap.
+    if (wl_display_roundtrip(display) < 0 || wl_display_roundtrip(display) < 0) { khw_close(); return -1; }
+    return wl_display_get_fd(display);
+}
+
+void khw_close(void) {
+    if (!display) return;
+    if (virtual_keyboard) zwp_virtual_keyboard_v1_destroy(virtual_keyboard);
+    if (keyboard) wl_keyboard_destroy(keyboard);
+    if (manager) zwp_virtual_keyboard_manager_v1_destroy(manager);
+    if (seat) wl_seat_destroy(seat);
+    if (registry) wl_registry_destroy(registry);
+    wl_display_flush(display);
+    wl_display_disconnect(display);
+    display = NULL; registry = NULL; seat = NULL; keyboard = NULL; manager = NULL; virtual_keyboard = NULL;
+    free(desktop_keymap);
+    desktop_keymap = NULL;
+}
+
+int khw_dispatch(int readable) {
+    if (readable) {
+        // The socket has data: this reads it without waiting.
+        if (wl_display_dispatch(display) < 0) return -1;
+    } else if (wl_display_dispatch_pending(display) < 0) {
+        return -1;
+    }
+    if (wl_display_flush(display) < 0 && errno != EAGAIN) return -1;
+    // Also a keymap that came in during khw_open or khw_sync.
+    int changed = keymap_generation != reported_generation;
+    reported_generation = keymap_generation;
+    return changed;
+}
+
+int khw_type(uint32_t codepoint) {
+    xkb_keysym_t keysym = xkb_utf32_to_keysym(codepoint);
+    if (keysym == XKB_KEY_NoSymbol) return -1;
+    int slot = -1;
+    for (int i = 0; i < mapped_count; i++) if (mapped[i] == keysym) { slot = i; break; }
+    if (slot < 0) {
+        // Full: start over. A client reads a key with the keymap the seat sent before it, in
+        // order, so no earlier character can change under it.
+        if (mapped_count == MAX_MAPPED) mapped_count = 0;
+        slot = mapped_count++;
+        mapped[slot] = keysym;
+        if (upload_keymap() != 0) { mapped_count--; return -1; }
+    }
+    // Always the keymap again: the compositor may have replaced it (sway applies its keyboard
+    // settings to every keyboard, this one included, when they change).
+    else if (upload_keymap() != 0) return -1;
+    uint32_t key = FIRST_KEYCODE + (uint32_t)slot - 8;
+    own_keyboard_active = 1;
+    zwp_virtual_keyboard_v1_key(virtual_keyboard, now_ms(), key, WL_KEYBOARD_KEY_STATE_PRESSED);
+    zwp_virtual_keyboard_v1_key(virtual_keyboard, now_ms(), key, WL_KEYBOARD_KEY_STATE_RELEASED);
+    return 0;
+}
+
+void khw_activate(void) {
+    zwp_virtual_keyboard_v1_modifiers(virtual_keyboard, 0, 0, 0, 0);
+    own_keyboard_active = 1;
+}
+
+int khw_own_keyboard_active(void) { return own_keyboard_active; }
+
+int khw_flush(void) {
+    while (wl_display_flush(display) < 0) {
+        if (errno != EAGAIN) return -1;
+        // The compositor is slow to read: wait until it can take more (never drop a key).
+        struct pollfd pfd = { wl_display_get_fd(display), POLLOUT, 0 };
+        if (poll(&pfd, 1, 2000) <= 0) return -1;
+    }
+    return 0;
+}
+
+int khw_sync(void) { return wl_display_roundtrip(display) < 0 ? -1 : 0; }
+
+char *khw_keymap_text(void) { return desktop_keymap ? strdup(desktop_keymap) : NULL; }
+
+int khw_mapped_count(void) { return mapped_count; }

@@ -1,0 +1,38 @@
+#ifndef KEYHOLD_CSESSIONWAYLAND_H
+#define KEYHOLD_CSESSIONWAYLAND_H
+#include <stdint.h>
+
+// keyhold-session's Wayland backend: a zwp_virtual_keyboard_v1 with a keymap of its own (the
+// characters it types, each on a key of that keymap), and the desktop's keymap as the seat's
+// wl_keyboard reports it. One connection per process; not thread-safe.
+
+// Connects to $WAYLAND_DISPLAY; returns the connection's fd, or -1 no compositor, -2 the
+// compositor has no zwp_virtual_keyboard_manager_v1, -3 no seat.
+int khw_open(void);
+void khw_close(void);
+// Dispatches what the compositor sent (`readable`: read the socket first; 0: only what is
+// already read) and flushes requests; 1 when the desktop's keymap changed, 0 if not, -1 when
+// the connection is lost.
+int khw_dispatch(int readable);
+// Types one Unicode scalar (press and release on a key of the virtual keyboard's keymap, the
+// keymap uploaded again when the character is new): 0, or -1 when it has no keysym.
+int khw_type(uint32_t codepoint);
+// Makes this process's keyboard the seat's active one (a modifiers request, all released), so
+// the next key of another keyboard makes the compositor send the desktop's keymap again.
+void khw_activate(void);
+// 1 while no other keyboard has typed since this process's keyboard did (or khw_activate).
+int khw_own_keyboard_active(void);
+// Sends the requests: 0, or -1 when the connection is lost.
+int khw_flush(void);
+// Waits until the compositor has handled every request sent: 0, or -1 when the connection is lost.
+int khw_sync(void);
+// The desktop's keymap as XKB text (malloc'd; the caller frees), NULL before the seat sent one.
+char *khw_keymap_text(void);
+// The virtual keyboard's keymap for these keysyms, the i-th on XKB keycode 9 + i (malloc'd).
+// Kept small (one key type, no compatibility rules): each client compiles it whenever this
+// keyboard types after another.
+char *khw_keymap_for(const uint32_t *keysyms, int count);
+// How many characters the virtual keyboard's keymap holds.
+int khw_mapped_count(void);
+
+#endif
