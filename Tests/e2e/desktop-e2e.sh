@@ -8,7 +8,10 @@
 #   Tests/e2e/desktop-e2e.sh --guest    # what runs inside the guest
 #
 # Then keyhold-session (the companion, beside $KEYHOLD) is started as kuser's systemd user unit
-# and the cells run again (target x11+ks), xterm's counted too.
+# and the cells run again (target x11+ks), xterm's counted too. Last, kuser's wayland session on
+# VT 3: sway (headless output, libinput through logind), foot and the GTK entry (GDK_BACKEND=
+# wayland), the companion's Wayland backend (target sway+ks), sway's us and de layouts.
+# DESKTOP_PHASES="vt x11 wayland" (the default) picks phases when working on one.
 #
 # Checks, each PASS/FAIL:
 #   auto      the x11 session on VT 7 becomes active: Keyhold switches to ctrl-shift-u by itself
@@ -18,7 +21,7 @@
 #             the application received (the GTK entry's text; the bytes xterm's shell read)
 #   layout    with de in localed's X11 settings, ä and € are typed as keys, no Unicode method
 #   order     hold e, 2, then xyz at 150 wpm -> éxyz
-#   overrun   Xorg's log has no SYN_DROPPED for Keyhold's virtual keyboard
+#   overrun   Xorg's and sway's logs have no SYN_DROPPED for Keyhold's virtual keyboard
 #   companion the desktop's keymap (de, then us after setxkbmap) reaches the daemon; a second
 #             user's companion is refused and types nothing; on another VT the session's
 #             companion gets nothing; killed mid-text (SIGKILL), nothing is lost and systemd
@@ -84,7 +87,7 @@ clear() {
 # types e, then the pick replaces it: an entry shows é, a terminal's program reads e DEL é.
 type_cells() {
   local app=$1 layout=$2 file=$3 counted=${4:-yes} picked=é
-  [ "$app" = xterm ] && picked=$'e\177é'
+  [ "$app" = xterm ] || [ "$app" = foot ] && picked=$'e\177é'
   clear "$app" "$file"; src_type kb hello
   cell "$TARGET" "$app" "$layout" "hello" "hello" "$file" "$counted"
   clear "$app" "$file"; src_send kb "d e" "t 600" "u e" "t 50" "d KEY_2" "u KEY_2"
@@ -99,12 +102,27 @@ type_cells() {
 # order_cell APP LAYOUT FILE: hold e, 2, then x y z at 150 wpm (70 ms apart, overlapping)
 order_cell() {
   local app=$1 picked=é
-  [ "$app" = xterm ] && picked=$'e\177é'
+  [ "$app" = xterm ] || [ "$app" = foot ] && picked=$'e\177é'
   clear "$app" "$3"; src_send kb "d e" "t 600" "u e" "t 50" "d KEY_2" "u KEY_2" "t 8" "d x" "t 70" "d y" "u x" "t 70" "d z" "u y" "t 70" "u z"
   cell "$TARGET" "$app" "$2" "order: é then xyz" "${picked}xyz" "$3"
 }
 
-focus() { x xdotool search --sync --name "$1" windowfocus --sync; }
+# focus TITLE: gives the window keyboard focus (in sway once WL_ENV is set, else in Xorg)
+focus() {
+  if [ ${#WL_ENV[@]} -gt 0 ]; then wl swaymsg "[title=^$1\$] focus" > /dev/null && sleep 0.3
+  else x xdotool search --sync --name "$1" windowfocus --sync; fi
+}
+WL_ENV=()
+# install_companion_unit: keyhold-session.service for every user, ExecStart beside $KEYHOLD
+install_companion_unit() {
+  mkdir -p /etc/systemd/user
+  sed "s|^ExecStart=.*|ExecStart=$(dirname "$KEYHOLD")/keyhold-session|" "$HERE/../../systemd/keyhold-session.service" \
+    > /etc/systemd/user/keyhold-session.service
+  check "kuser's user manager runs" wait_until 20 kuser_ctl show-environment
+  kuser_ctl daemon-reload
+}
+# wl COMMAND...: runs as kuser in the sway session
+wl() { runuser -u kuser -- env "${WL_ENV[@]}" "$@"; }
 kuser_ctl() { runuser -u kuser -- env XDG_RUNTIME_DIR="/run/user/$(id -u kuser)" systemctl --user "$@"; }
 ks_journal() { journalctl -q --no-pager _SYSTEMD_USER_UNIT=keyhold-session.service 2>/dev/null; }
 ks_requests() { ks_journal | grep -c 'type request'; }
@@ -113,26 +131,8 @@ log_count() { kh_log | grep -c -- "$1"; }
 log_has() { [ "$(log_count "$1")" -ge "$2" ]; }
 wait_log() { wait_until "$1" log_has "$2" "${3:-1}"; }
 
-guest() {
-  # shellcheck source=lib.sh
-  . "$HERE/lib.sh"
-  e2e_init || { e2e_finish; return 1; }
-  local CFG=$E2E_WORK/config.toml xconf=$E2E_WORK/xorg.conf gtk=$E2E_WORK/gtk.txt term=$E2E_WORK/xterm.txt
-
-  # The default configuration plus two bindings (the embedded default is the same text).
-  cp "$HERE/../../config/keyhold.toml" "$CFG"
-  sed -i "/^\\[bindings\\]/a f1 = \"text:ł€\"\\nf2 = \"text:$LONG_TEXT\"" "$CFG"
-  check "configuration with the default unicode_method (auto)" grep -q '^unicode_method = "auto"' "$CFG"
-
-  check "systemd is PID 1, udevd running" wait_until 30 systemctl is-active --quiet systemd-udevd.service
-  check "logind running" eval 'systemctl start dbus.service systemd-logind.service && wait_until 20 test -d /run/systemd/seats'
-  useradd -m -s /bin/sh kuser
-  src_start kb "$SRC_NAME" || { fail "source keyboard created"; e2e_finish; return 1; }
-  udevadm settle -t 15
-  keyhold_start "$CFG" || { fail "keyhold started"; e2e_finish; return 1; }
-  check "keyhold grabs the source" wait_flowing kb "$KH_DEV" 15
-
-  # ---- a text VT first: the console method
+# ---- a text VT first: the console method
+vt_phase() {
   check "console app started on VT 2" vt_start
   check "auto: a text VT: console" eval "wait_log 10 \"keys go to: text console.* on VT 2\" && \"\$KEYHOLD\" status --control /run/keyhold/control | grep -q \"unicode method: console (auto: text console\""
   vt_clear; src_type kb hello
@@ -144,8 +144,11 @@ guest() {
   vt_clear; src_send kb "d KEY_F2" "u KEY_F2"
   vt_cell "200-char text:" "$LONG_TEXT" 60
   vt_stop
+}
 
-  # ---- the x11 session of kuser on VT 7, as a display manager registers it with logind
+# ---- the x11 session of kuser on VT 7, as a display manager registers it with logind
+x11_phase() {
+  local kuid ks ks_pid
   systemd-run --unit=kuser-x11 -p PAMName=login -p User=kuser -p TTYPath=/dev/tty7 -p StandardInput=tty \
     -E XDG_SESSION_TYPE=x11 -E XDG_SESSION_CLASS=user /bin/sleep infinity > /dev/null 2>&1
   check "logind: kuser's x11 session on VT 7" wait_until 20 eval "loginctl list-sessions --no-legend | grep -q kuser"
@@ -224,13 +227,9 @@ EOF
 
   # ---- keyhold-session, started as kuser's user unit (graphical-session.target would start it)
   TARGET=x11+ks
-  local kuid ks ks_pid
   kuid=$(id -u kuser)
   ks=$(dirname "$KEYHOLD")/keyhold-session
-  mkdir -p /etc/systemd/user
-  sed "s|^ExecStart=.*|ExecStart=$ks|" "$HERE/../../systemd/keyhold-session.service" > /etc/systemd/user/keyhold-session.service
-  check "kuser's user manager runs" wait_until 20 kuser_ctl show-environment
-  kuser_ctl daemon-reload
+  install_companion_unit
   kuser_ctl set-environment DISPLAY=$DISPLAY_NUM KEYHOLD_DEBUG=1
   kuser_ctl start keyhold-session.service
   check "keyhold-session (user unit) connects as kuser's companion" wait_log 20 "keyhold-session pid .* of uid $kuid (x11) connected"
@@ -291,6 +290,104 @@ EOF
   check "Xorg's log has no SYN_DROPPED (bursts stay under a reader's buffer)" \
     eval "! grep -q SYN_DROPPED '$E2E_OUT/Xorg.0.log'" || grep -B2 SYN_DROPPED "$E2E_OUT/Xorg.0.log" | head -20
 
+  # The next phase's session has the seat to itself.
+  pkill -f gtk-entry.py; pkill -x xterm; pkill -x Xorg
+  systemctl stop kuser-x11.service
+}
+
+# ---- the wayland session of kuser on VT 3: sway (headless output, libinput through logind)
+wayland_phase() {
+  local kuid conf foot=$E2E_WORK/wl/foot.txt gtk=$E2E_WORK/wl/gtk.txt
+  kuid=$(id -u kuser)
+  install -d -o kuser "$E2E_WORK/wl"
+  conf=$E2E_WORK/wl/sway.conf
+  printf '%s\n' "output HEADLESS-1 mode 800x600" "xwayland disable" "input type:keyboard xkb_layout us" > "$conf"
+  systemd-run --unit=kuser-sway -p PAMName=login -p User=kuser -p TTYPath=/dev/tty3 -p StandardInput=tty \
+    -E XDG_SESSION_TYPE=wayland -E XDG_SESSION_CLASS=user -E LIBSEAT_BACKEND=logind \
+    -E WLR_BACKENDS=headless,libinput -E WLR_RENDERER=pixman -E WLR_HEADLESS_OUTPUTS=1 -E WLR_LIBINPUT_NO_DEVICES=1 \
+    sh -c "exec sway -c '$conf' > '$E2E_WORK/wl/sway.log' 2>&1" > /dev/null 2>&1
+  check "logind: kuser's wayland session on VT 3" \
+    wait_until 20 eval "loginctl list-sessions --no-legend | grep -q 'kuser.*tty3'"
+  chvt 3
+  check "auto: the active wayland session selects ctrl-shift-u" \
+    wait_log 15 "unicode method ctrl-shift-u (auto: graphical session .* of uid $kuid on VT 3 (wayland, logind)"
+  if ! check "sway started" wait_until 60 eval "ls /run/user/$kuid/sway-ipc.*.sock > /dev/null 2>&1"; then
+    cp "$E2E_WORK/wl/sway.log" "$E2E_OUT/sway.log"; journalctl -q --no-pager -u kuser-sway > "$E2E_OUT/sway-unit.log"
+    return
+  fi
+  WL_ENV=(XDG_RUNTIME_DIR=/run/user/$kuid WAYLAND_DISPLAY="$(basename "$(ls /run/user/$kuid/wayland-? | head -1)")"
+          SWAYSOCK="$(ls /run/user/$kuid/sway-ipc.*.sock | head -1)" LANG=C.UTF-8)
+
+  wl foot --title keyhold-foot sh -c "stty raw -echo; exec cat >> '$foot'" > "$E2E_WORK/wl/foot.out" 2>&1 &
+  E2E_PIDS+=("$!")
+  wl env GDK_BACKEND=wayland /usr/bin/python3 "$HERE/gtk-entry.py" "$gtk" keyhold-gtk > "$E2E_WORK/wl/gtk.out" 2>&1 &
+  E2E_PIDS+=("$!")
+  check "foot started" wait_until 60 eval "wl swaymsg -t get_tree | grep -q '\"name\": \"keyhold-foot\"'"
+  check "GTK entry started (wayland)" wait_until 60 grep -q ready "$E2E_WORK/wl/gtk.out"
+
+  # keyhold-session as kuser's user unit, in the wayland session's environment (sway's own
+  # config imports it the same way).
+  install_companion_unit
+  kuser_ctl unset-environment DISPLAY
+  kuser_ctl set-environment "${WL_ENV[1]}" KEYHOLD_DEBUG=1
+  local us_before de_before
+  us_before=$(log_count "the desktop's keymap is English (US)")
+  de_before=$(log_count "the desktop's keymap is German")
+  kuser_ctl start keyhold-session.service
+  check "keyhold-session (user unit) connects as kuser's wayland companion" \
+    wait_log 20 "keyhold-session pid .* of uid $kuid (wayland) connected"
+  check "auto: with the companion, session (wayland)" \
+    wait_log 10 "unicode method session (auto: graphical session .* keyhold-session connected (wayland))"
+  TARGET=sway+ks
+  src_type kb x   # sway sends a keyboard's keymap to the seat's clients when that keyboard types
+  check "the companion reports sway's keymap (us)" wait_log 10 "the desktop's keymap is English (US)" $((us_before + 1))
+  for app in foot gtk; do
+    local file=$foot; [ "$app" = gtk ] && file=$gtk
+    check "$app focused (sway, us)" focus "keyhold-$app"
+    type_cells "$app" us "$file"
+    order_cell "$app" us "$file"
+  done
+  wl swaymsg 'input type:keyboard xkb_layout de' > /dev/null
+  src_type kb x   # sway sends a keyboard's new keymap when it next types
+  check "the companion reports sway's new keymap (de)" wait_log 10 "the desktop's keymap is German" $((de_before + 1))
+  for app in foot gtk; do
+    local file=$foot; [ "$app" = gtk ] && file=$gtk
+    check "$app focused (sway, de)" focus "keyhold-$app"
+    type_cells "$app" de "$file"
+  done
+  log "benchmark (the x11 and wayland cells together): $("$KEYHOLD" status --control /run/keyhold/control | grep -i 'companion round trip' | tr -s ' ')"
+  kuser_ctl stop keyhold-session.service
+  ks_journal > "$E2E_OUT/keyhold-session.log"
+  cp "$E2E_WORK/wl/sway.log" "$E2E_OUT/sway.log"
+  check "sway's log has no SYN_DROPPED (bursts stay under a reader's buffer)" eval "! grep -q SYN_DROPPED '$E2E_OUT/sway.log'"
+}
+
+guest() {
+  # shellcheck source=lib.sh
+  . "$HERE/lib.sh"
+  e2e_init || { e2e_finish; return 1; }
+  local CFG=$E2E_WORK/config.toml xconf=$E2E_WORK/xorg.conf gtk=$E2E_WORK/gtk.txt term=$E2E_WORK/xterm.txt
+  # DESKTOP_PHASES picks phases when working on one (all three by default, as CI runs them).
+  local PHASES=${DESKTOP_PHASES:-vt x11 wayland}
+
+  # The default configuration plus two bindings (the embedded default is the same text).
+  cp "$HERE/../../config/keyhold.toml" "$CFG"
+  sed -i "/^\\[bindings\\]/a f1 = \"text:ł€\"\\nf2 = \"text:$LONG_TEXT\"" "$CFG"
+  check "configuration with the default unicode_method (auto)" grep -q '^unicode_method = "auto"' "$CFG"
+
+  check "systemd is PID 1, udevd running" wait_until 30 systemctl is-active --quiet systemd-udevd.service
+  check "logind running" eval 'systemctl start dbus.service systemd-logind.service && wait_until 20 test -d /run/systemd/seats'
+  useradd -m -s /bin/sh kuser
+  src_start kb "$SRC_NAME" || { fail "source keyboard created"; e2e_finish; return 1; }
+  udevadm settle -t 15
+  keyhold_start "$CFG" || { fail "keyhold started"; e2e_finish; return 1; }
+  check "keyhold grabs the source" wait_flowing kb "$KH_DEV" 15
+
+  case " $PHASES " in *" vt "*) vt_phase ;; esac
+
+  case " $PHASES " in *" x11 "*) x11_phase ;; esac
+  case " $PHASES " in *" wayland "*) wayland_phase ;; esac
+
   log "matrix (target app layout cell result):"
   printf '    %s\n' "${MATRIX[@]}"
   printf '%s\n' "${MATRIX[@]}" > "$E2E_OUT/matrix.txt"
@@ -317,7 +414,7 @@ host() {
   rm -rf "$results"; mkdir -p "$results"
   local rc=0 vmdir=${VM_DIR:-/tmp/keyhold-vm}
   E2E_OUT=$results E2E_PROBE=$vmdir/bin/probe KEYHOLD=$KEYHOLD \
-    VM_ENV="E2E_OUT E2E_PROBE KEYHOLD ${VM_ENV:-}" VM_SYSTEMD=1 VM_RWDIR=$results VM_MEM=${VM_MEM:-2048} VM_CPUS=${VM_CPUS:-2} \
+    VM_ENV="E2E_OUT E2E_PROBE KEYHOLD DESKTOP_PHASES ${VM_ENV:-}" VM_SYSTEMD=1 VM_RWDIR=$results VM_MEM=${VM_MEM:-2048} VM_CPUS=${VM_CPUS:-2} \
     VM_TIMEOUT=${VM_TIMEOUT:-900} "$HERE/vm.sh" run "bash $HERE/desktop-e2e.sh --guest" || rc=$?
   # shellcheck source=host.sh
   . "$HERE/host.sh"
