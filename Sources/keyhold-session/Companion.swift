@@ -98,7 +98,7 @@ final class Companion {
         reportedKeymap = nil
         keymapMayHaveChanged = true
         Log.info("connected to \(controlPath) as the companion of this session (\(typist.backend), \(typist.summary)"
-                 + (followsVirtualKeyboard ? ", following \"\(VirtualKeyboard.deviceName)\" for order)" : ")"))
+                 + (followsVirtualKeyboard ? ", waiting for Keyhold's keys before a character)" : ")"))
     }
 
     private func scheduleRetry(_ why: String) {

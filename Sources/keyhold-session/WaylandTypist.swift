@@ -8,8 +8,10 @@ import Glibc
 /// Order: a client cannot see another client's keys, but it sees the seat switch keyboards: after
 /// this process's keyboard typed (or sent its modifiers), the next key of Keyhold's keyboard
 /// makes the compositor send every client the desktop's keymap. A character that follows keys
-/// waits for that, so it cannot overtake them; keys written after the first one in the same
-/// burst are covered by the daemon's pause before a hand-off (OutputQueue.handOffSettleMicroseconds).
+/// waits for that: proof the compositor read the first key typed since this process last typed.
+/// Keys after that one have only the daemon's pause before a hand-off
+/// (OutputQueue.handOffSettleMicroseconds): a compositor stalled longer than that while reading
+/// them could still let a character overtake them.
 final class WaylandTypist: SessionTypist {
     let backend = "wayland"
     let fd: Int32
