@@ -244,6 +244,47 @@ final class ControlServerTests: XCTestCase {
         XCTAssertTrue(waitUntil(5) { loop.sync { handler.disconnected } })
     }
 
+    /// The companion in front gets the open callout with its content, its moves and its close;
+    /// one set while a callout is open sees it at once, and the one replaced is told it closed.
+    func testCalloutsGoToTheCompanionInFront() throws {
+        let loop = try LoopThread()
+        defer { loop.stop() }
+        let handler = CompanionHandler()
+        let server = try loop.sync { try ControlServer(path: self.path, group: nil, loop: loop.loop, handler: handler) }
+        defer { loop.sync { server.shutdown() } }
+        let first = try ControlClient(path: path), second = try ControlClient(path: path)
+        XCTAssertEqual(try first.request(.companion(backend: "wayland"))["companion"], .bool(true))
+        XCTAssertEqual(try second.request(.companion(backend: "x11"))["companion"], .bool(true))
+        let t = Timestamp(microseconds: 1_000)
+
+        loop.sync {
+            server.calloutCompanion = handler.connected[0]
+            server.publish(.callout(.opened(base: "e", candidates: ["è", "é", "ê"]), t))
+            server.publish(.callout(.moved(index: 2, shown: "é"), t))
+        }
+        let opened = try first.readReply()
+        XCTAssertEqual(opened["event"]?.stringValue, "callout")
+        XCTAssertEqual(opened["action"]?.stringValue, "open")
+        XCTAssertEqual(opened["base"]?.stringValue, "e")
+        XCTAssertEqual(opened["candidates"]?.arrayValue?.compactMap(\.stringValue), ["è", "é", "ê"])
+        let moved = try first.readReply()
+        XCTAssertEqual(moved["action"]?.stringValue, "move")
+        XCTAssertEqual(moved["index"]?.intValue, 2)
+
+        // The session changes while the callout is open: the old companion hides it, the new one shows it.
+        loop.sync { server.calloutCompanion = handler.connected[1] }
+        XCTAssertEqual(try first.readReply()["action"]?.stringValue, "close")
+        let shown = try second.readReply()
+        XCTAssertEqual(shown["action"]?.stringValue, "open")
+        XCTAssertEqual(shown["candidates"]?.arrayValue?.count, 3)
+        XCTAssertEqual(try second.readReply()["index"]?.intValue, 2)
+
+        loop.sync { server.publish(.callout(.closed(text: "é"), t)) }
+        XCTAssertEqual(try second.readReply()["action"]?.stringValue, "close")
+        // Nothing more went to the companion that is not in front.
+        XCTAssertThrowsError(try first.readLine(timeout: 200))
+    }
+
     // MARK: - Abuse
 
     func testMalformedAndOversizedRequestsNeverAffectTyping() throws {

@@ -20,7 +20,11 @@ import KeyholdKit
 //              {"cmd":"typed","id":7} (the desktop has delivered it: what follows may go)
 //   ("after": type only once the desktop has delivered that many of the virtual keyboard's key
 //   transitions since the previous character, or since {"event":"active"}, which the daemon
-//   sends when the companion's session comes in front)
+//   sends when the companion's session comes in front; on Wayland, the companion waits for the
+//   seat to switch back to Keyhold's keyboard instead)
+//   daemon: {"event":"callout","t":..,"action":"open","index":0,"count":7,"base":"e",
+//            "candidates":["è",...]}, then "move" (with "index", "shown") and "close": the open
+//            callout, for the picker overlay, to the companion of the session in front only
 // Errors: {"ok":false,"error":"..."}; a line over 4096 bytes (1 MiB for a companion, whose
 // keymap is one line) gets the error and the connection is closed. Events carry key names and characters only with "content":true, which is granted
 // only to root (SO_PEERCRED) or the user the daemon runs as; everyone else sees gestures,

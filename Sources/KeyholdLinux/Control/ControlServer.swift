@@ -60,6 +60,17 @@ public final class ControlServer: EngineObserver {
     private var nextClientID = 1
     /// The callout open now, so a monitor that connects while it is open sees it.
     private var openCallout: (base: String, candidates: [String], index: Int, shown: String, time: Timestamp)?
+    /// The companion of the session in front: it shows the picker, so it gets every callout
+    /// event with its content (its own user's typing). Set by the daemon as the session changes:
+    /// the one leaving is told the callout closed, the one arriving sees the one open.
+    public weak var calloutCompanion: SessionCompanion? {
+        didSet {
+            guard oldValue !== calloutCompanion, let open = openCallout else { return }
+            if let oldValue { sendCallout(.closed(text: open.shown), open.time, to: oldValue) }
+            if let calloutCompanion { sendOpenCallout(open, to: calloutCompanion) }
+        }
+    }
+    private var calloutLine = JSONWriter(capacity: 256)
 
     /// What a peer's credentials allow.
     enum Role { case admin, member, other }
@@ -395,16 +406,7 @@ public final class ControlServer: EngineObserver {
             }
             client.content = content
             enqueue(client, reply.bytes, now: true)
-            if let open = openCallout, clients[client.fd] === client {
-                var w = JSONWriter()
-                _ = MonitorEvent.encode(.callout(.opened(base: open.base, candidates: open.candidates), open.time), content: content, into: &w)
-                if open.index != 0 {
-                    let opened = w.bytes
-                    _ = MonitorEvent.encode(.callout(.moved(index: open.index, shown: open.shown), open.time), content: content, into: &w)
-                    w.bytes.insert(contentsOf: opened, at: 0)
-                }
-                enqueue(client, w.bytes, now: true)
-            }
+            if let open = openCallout, clients[client.fd] === client { enqueue(client, Self.openCalloutLines(open, content: content), now: true) }
             return
         case .companion, .keymap, .typed:
             return
@@ -478,6 +480,30 @@ public final class ControlServer: EngineObserver {
         typeLine.endObject()
         typeLine.newline()
         enqueue(client, typeLine.bytes, now: true)
+    }
+
+    /// A callout event to `companion` (`{"event":"callout",...}` as a monitor with content sees it).
+    private func sendCallout(_ event: CalloutEvent, _ time: Timestamp, to companion: SessionCompanion) {
+        guard let client = connection(of: companion) else { return }
+        _ = MonitorEvent.encode(.callout(event, time), content: true, into: &calloutLine)
+        enqueue(client, calloutLine.bytes, now: true)
+    }
+
+    private func sendOpenCallout(_ open: (base: String, candidates: [String], index: Int, shown: String, time: Timestamp),
+                                 to companion: SessionCompanion) {
+        guard let client = connection(of: companion) else { return }
+        enqueue(client, Self.openCalloutLines(open, content: true), now: true)
+    }
+
+    /// The open callout as the events that opened it and moved it to where it is.
+    private static func openCalloutLines(_ open: (base: String, candidates: [String], index: Int, shown: String, time: Timestamp),
+                                         content: Bool) -> [UInt8] {
+        var w = JSONWriter()
+        _ = MonitorEvent.encode(.callout(.opened(base: open.base, candidates: open.candidates), open.time), content: content, into: &w)
+        guard open.index != 0 else { return w.bytes }
+        let opened = w.bytes
+        _ = MonitorEvent.encode(.callout(.moved(index: open.index, shown: open.shown), open.time), content: content, into: &w)
+        return opened + w.bytes
     }
 
     /// The connection `companion` came on, while it is open.
@@ -597,7 +623,10 @@ public final class ControlServer: EngineObserver {
     /// with monitors it encodes the entry once (with and without content) and copies it into
     /// each client's buffer; the bytes are written after the current loop batch.
     public func publish(_ entry: TraceEntry) {
-        if case .callout(let event, let time) = entry { track(event, time) }
+        if case .callout(let event, let time) = entry {
+            track(event, time)
+            if let calloutCompanion { sendCallout(event, time, to: calloutCompanion) }
+        }
         guard monitorCount > 0 else { return }
         var encodedContent: Bool?, encodedPlain: Bool?
         var i = 0

@@ -258,6 +258,7 @@ public final class KeyholdDaemon {
         if active !== activeCompanion {
             activeCompanion = active
             outputQueue.companion = active
+            control?.calloutCompanion = active
             active?.becameActive(writtenCount: outputQueue.writtenCount)
             Log.info("session companion: " + (active.map { "\($0)" } ?? "none for \(target)"))
         }
