@@ -49,9 +49,17 @@ let package = Package(
             exclude: ["protocols"],
             linkerSettings: [.linkedLibrary("wayland-client"), .linkedLibrary("xkbcommon")]
         ),
+        // Its picker overlay: GTK 3 and gtk-layer-shell (include paths through pkg-config).
+        .systemLibrary(name: "CGtkLayerShell", pkgConfig: "gtk-layer-shell-0", providers: [.apt(["libgtk-layer-shell-dev"])]),
+        .target(
+            name: "CSessionOverlay",
+            dependencies: ["CGtkLayerShell"],
+            linkerSettings: [.linkedLibrary("gtk-layer-shell"), .linkedLibrary("gtk-3"), .linkedLibrary("gdk-3"),
+                             .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]
+        ),
         // keyhold-session: runs in a user's graphical session, types what the daemon hands it.
         .executableTarget(name: "keyhold-session",
-                          dependencies: ["KeyholdKit", "KeyholdLinux", "CSessionX11", "CSessionWayland", "CSystemd"]),
+                          dependencies: ["KeyholdKit", "KeyholdLinux", "CSessionX11", "CSessionWayland", "CSessionOverlay", "CSystemd"]),
         // Prints engine throughput; run with `swift run -c release KeyholdBenchmarks`.
         .executableTarget(name: "KeyholdBenchmarks", dependencies: ["KeyholdKit", "KeyholdLinux"]),
         .testTarget(name: "KeyholdKitTests", dependencies: ["KeyholdKit"]),

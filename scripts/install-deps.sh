@@ -3,7 +3,8 @@
 # end-to-end tests need). Idempotent; needs root (or sudo).
 set -euo pipefail
 pkgs=(pkg-config libevdev-dev libudev-dev libxkbcommon-dev xkb-data libasound2-dev libsystemd-dev unicode-cldr-core
-      libx11-dev libxtst-dev libxi-dev libx11-xcb-dev libxkbcommon-x11-dev libwayland-dev libwayland-bin)
+      libx11-dev libxtst-dev libxi-dev libx11-xcb-dev libxkbcommon-x11-dev libwayland-dev libwayland-bin
+      libgtk-3-dev libgtk-layer-shell-dev)
 if [ "${1:-}" = "--e2e" ]; then
   pkgs+=(qemu-system-x86 busybox-static kmod udev kbd interception-tools)
   # The desktop suite: a real X server (dummy video, libinput), a GTK 3 entry, xterm; the guest
@@ -12,6 +13,8 @@ if [ "${1:-}" = "--e2e" ]; then
          xdotool xterm xfonts-base python3-gi gir1.2-gtk-3.0 fonts-dejavu-core)
   # ... and a Wayland one: sway (headless output, libinput through logind) and foot.
   pkgs+=(sway foot)
+  # The picker's screenshots: grim (sway), xwd (X11), ImageMagick to crop and compare, tesseract to read them.
+  pkgs+=(grim x11-apps imagemagick tesseract-ocr tesseract-ocr-eng)
 fi
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

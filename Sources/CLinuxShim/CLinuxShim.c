@@ -1,6 +1,7 @@
 // Most of the target's functions are inline in include/CLinuxShim.h; those needing _GNU_SOURCE
 // (struct ucred) are here, so the header stays plain for Swift's Glibc module.
 #define _GNU_SOURCE
+#include <poll.h>
 #include <sys/socket.h>
 #include "CLinuxShim.h"
 
@@ -19,4 +20,9 @@ int keyhold_peer_groups(int fd, unsigned int *groups, int *count) {
     int rc = getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &length);
     *count = (int)(length / sizeof *groups);
     return rc;
+}
+
+int keyhold_peer_closed(int fd) {
+    struct pollfd p = { fd, POLLRDHUP, 0 };
+    return poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
 }

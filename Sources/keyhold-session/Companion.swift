@@ -10,6 +10,8 @@ import KeyholdLinux
 final class Companion {
     let typist: SessionTypist
     let controlPath: String
+    /// The picker on screen; nil where the session cannot show one.
+    let overlay: PickerOverlay?
     private var connection: ControlClient?
     private var reportedKeymap: String?
     private var keymapMayHaveChanged = true
@@ -25,8 +27,9 @@ final class Companion {
     /// waits 1.5 s for the acknowledgement).
     static let orderTimeoutMilliseconds: Int64 = 1_000
 
-    init(typist: SessionTypist, controlPath: String) {
+    init(typist: SessionTypist, overlay: PickerOverlay?, controlPath: String) {
         self.typist = typist
+        self.overlay = overlay
         self.controlPath = controlPath
     }
 
@@ -52,9 +55,20 @@ final class Companion {
             var fds = [pollfd(fd: typist.fd, events: Int16(POLLIN), revents: 0)]
             if let connection { fds.append(pollfd(fd: connection.fd, events: Int16(POLLIN), revents: 0)) }
             if let loginMonitor { fds.append(pollfd(fd: sd_login_monitor_get_fd(loginMonitor), events: Int16(POLLIN), revents: 0)) }
-            let timeout = retryAt.map { Int32(clamping: max(0, $0 - Companion.now())) } ?? -1
+            var timeout = retryAt.map { Int32(clamping: max(0, $0 - Companion.now())) } ?? -1
+            let ownCount = fds.count
+            if let overlay {
+                let glib = overlay.prepare()
+                fds += glib.fds
+                if glib.timeout >= 0 { timeout = timeout < 0 ? glib.timeout : min(timeout, glib.timeout) }
+            }
             let ready = poll(&fds, nfds_t(fds.count), timeout)
-            if ready < 0 { if errno == EINTR { continue }; Log.error("poll: \(String(cString: strerror(errno)))"); return }
+            let pollError = errno
+            // Every prepare is followed by its dispatch, whatever the poll said, and before any
+            // other GTK call: on Wayland, GDK's prepare holds a read of its display that a GTK
+            // call doing a round trip would wait on forever.
+            overlay?.dispatch(fds[ownCount...])
+            if ready < 0 { if pollError == EINTR { continue }; Log.error("poll: \(String(cString: strerror(pollError)))"); return }
             if fds[0].revents != 0 {
                 if fds[0].revents & Int16(POLLHUP | POLLERR) != 0 { throw DisplayLost() }
                 if try typist.dispatch(readable: true) { keymapMayHaveChanged = true }
@@ -64,7 +78,7 @@ final class Companion {
                 if fds[i].revents != 0 { try readDaemon() }
                 i += 1
             }
-            if let loginMonitor, i < fds.count, fds[i].revents != 0 {
+            if let loginMonitor, i < ownCount, fds[i].revents != 0 {
                 sd_login_monitor_flush(loginMonitor)
                 retryAt = Companion.now()
             }
@@ -109,6 +123,7 @@ final class Companion {
 
     private func disconnected(_ why: String) {
         connection = nil
+        overlay?.hide()
         Log.notice("daemon connection closed (\(why)); reconnecting")
         retryDelay = 500
         scheduleRetry("reconnecting")
@@ -142,6 +157,12 @@ final class Companion {
                                 + " typing it anyway")
                 }
             }
+            // The daemon gives up on a companion that answers late and types the character
+            // itself: once it has closed the connection, typing it too would type it twice.
+            if let connection, connection.peerClosed {
+                disconnected("closed by the daemon")
+                return
+            }
             // Written to the display server, then said so at once: killed now, the daemon knows
             // the character is on its way and does not type it again. Then, once the server has
             // handled it, the acknowledgement that lets the keys after it go.
@@ -151,6 +172,8 @@ final class Companion {
             // The daemon writes nothing until it has the answer: the next count starts here.
             if try typist.resetCount() { keymapMayHaveChanged = true }
             do { try connection?.send(.typed(id: UInt64(id), delivered: true)) } catch { disconnected("\(error)") }
+        } else if message["event"]?.stringValue == "callout" {
+            overlay?.handle(message)
         } else if message["event"]?.stringValue == "active" {
             // In front again: count the virtual keyboard's transitions from here, as the daemon does.
             followsVirtualKeyboard = typist.follow(device: VirtualKeyboard.deviceName)

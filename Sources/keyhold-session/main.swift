@@ -79,7 +79,10 @@ for signo in [SIGTERM, SIGINT, SIGHUP] {
 }
 signal(SIGPIPE, SIG_IGN)
 
-let companion = Companion(typist: typist, controlPath: controlPath)
+// The picker overlay: GTK on the same display (its own connection).
+let overlay = PickerOverlay()
+if overlay == nil { Log.notice("no picker overlay in this session (no wlr-layer-shell on this Wayland compositor)") }
+let companion = Companion(typist: typist, overlay: overlay, controlPath: controlPath)
 companion.run { stopRequested != 0 }
 Log.info("stopping; the keymap is as the desktop made it")
 exit(0)

@@ -18,6 +18,9 @@ static const int keyhold_kd_graphics = KD_GRAPHICS;
 
 /// The peer of a connected unix socket (SO_PEERCRED): 0, or -1 with errno set.
 int keyhold_peer_credentials(int fd, int *pid, unsigned int *uid, unsigned int *gid);
+// 1 when the peer of a connected stream socket has closed or shut down its end (POLLRDHUP, a
+// poll that does not wait), 0 if not.
+int keyhold_peer_closed(int fd);
 
 /// The peer's supplementary groups (SO_PEERGROUPS, Linux 4.13+) into `groups` (room for
 /// `*count`); on ERANGE `*count` says how many there are. 0, or -1 with errno set.

@@ -1,3 +1,4 @@
+import CLinuxShim
 import Glibc
 
 /// A blocking client of the control socket, for the `keyhold status|reload|pause|resume|monitor`
@@ -8,6 +9,9 @@ import Glibc
 public final class ControlClient {
     public let path: String
     public let fd: Int32
+
+    /// Whether the daemon has closed its end (asked without waiting).
+    public var peerClosed: Bool { keyhold_peer_closed(fd) == 1 }
     private var buffer: [UInt8] = []
     private var start = 0
     /// A reply line longer than this is an error (status replies are a few KiB).

@@ -1,0 +1,153 @@
+#include "CSessionOverlay.h"
+#include <gtk/gtk.h>
+#include <gtk-layer-shell/gtk-layer-shell.h>
+#include <string.h>
+
+enum { MAX_CELLS = 40, MAX_FDS = 32, BOTTOM_MARGIN = 96 };
+
+static GMainContext *context;
+static int layer_shell;
+static GtkWidget *window, *row;
+static GtkWidget *cells[MAX_CELLS];
+static int cell_count;
+static GPollFD gfds[MAX_FDS];
+static int gfd_count;
+static gint priority;
+
+// Large enough to read at a glance; colours from the desktop's theme (light or dark).
+static const char *css =
+    "window.keyhold-picker { background-color: @theme_bg_color; border: 1px solid alpha(@theme_fg_color, 0.25);"
+    "  border-radius: 10px; padding: 6px; }"
+    ".keyhold-cell { padding: 4px 12px; border-radius: 8px; }"
+    ".keyhold-cell.selected { background-color: @theme_selected_bg_color; color: @theme_selected_fg_color; }"
+    ".keyhold-number { font-size: 16px; font-weight: bold; opacity: 0.8; }"
+    ".keyhold-character { font-size: 34px; }"
+    ".keyhold-base .keyhold-character { opacity: 0.6; }";
+
+int kho_init(void) {
+    if (!gtk_init_check(NULL, NULL)) return 0;
+    context = g_main_context_default();
+    g_main_context_acquire(context);
+    GdkDisplay *display = gdk_display_get_default();
+    layer_shell = gtk_layer_is_supported();
+    // Wayland without wlr-layer-shell has no surface that stays out of the focus chain.
+    if (!layer_shell && strcmp(G_OBJECT_TYPE_NAME(display), "GdkX11Display") != 0) return 0;
+    GtkCssProvider *provider = gtk_css_provider_new();
+    gtk_css_provider_load_from_data(provider, css, -1, NULL);
+    gtk_style_context_add_provider_for_screen(gdk_screen_get_default(), GTK_STYLE_PROVIDER(provider),
+                                              GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+    g_object_unref(provider);
+    return 1;
+}
+
+void kho_warm_up(void) {
+    // The first picker loads the theme and fonts: done here, not while a key waits behind it.
+    kho_begin("e");
+    kho_add("\xc3\xa9");
+    gtk_widget_show_all(row);
+    GtkRequisition size;
+    gtk_widget_get_preferred_size(window, NULL, &size);
+    kho_hide();
+}
+
+static GtkWidget *cell(const char *number, const char *character) {
+    GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+    gtk_style_context_add_class(gtk_widget_get_style_context(box), "keyhold-cell");
+    GtkWidget *n = gtk_label_new(number);
+    gtk_style_context_add_class(gtk_widget_get_style_context(n), "keyhold-number");
+    GtkWidget *c = gtk_label_new(character);
+    gtk_style_context_add_class(gtk_widget_get_style_context(c), "keyhold-character");
+    gtk_box_pack_start(GTK_BOX(box), n, FALSE, FALSE, 0);
+    gtk_box_pack_start(GTK_BOX(box), c, FALSE, FALSE, 0);
+    return box;
+}
+
+void kho_hide(void) {
+    if (window) gtk_widget_destroy(window);
+    window = NULL; row = NULL; cell_count = 0;
+}
+
+void kho_begin(const char *base) {
+    kho_hide();
+    if (layer_shell) {
+        window = gtk_window_new(GTK_WINDOW_TOPLEVEL);
+        gtk_layer_init_for_window(GTK_WINDOW(window));
+        gtk_layer_set_namespace(GTK_WINDOW(window), "keyhold-picker");
+        gtk_layer_set_layer(GTK_WINDOW(window), GTK_LAYER_SHELL_LAYER_OVERLAY);
+        gtk_layer_set_anchor(GTK_WINDOW(window), GTK_LAYER_SHELL_EDGE_BOTTOM, TRUE);
+        gtk_layer_set_margin(GTK_WINDOW(window), GTK_LAYER_SHELL_EDGE_BOTTOM, BOTTOM_MARGIN);
+        gtk_layer_set_keyboard_interactivity(GTK_WINDOW(window), FALSE);
+    } else {
+        // Override-redirect: no window manager focuses or decorates it.
+        window = gtk_window_new(GTK_WINDOW_POPUP);
+        gtk_window_set_accept_focus(GTK_WINDOW(window), FALSE);
+    }
+    gtk_window_set_title(GTK_WINDOW(window), "keyhold-picker");
+    gtk_style_context_add_class(gtk_widget_get_style_context(window), "keyhold-picker");
+    row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 2);
+    gtk_container_add(GTK_CONTAINER(window), row);
+    cells[0] = cell(" ", base);
+    gtk_style_context_add_class(gtk_widget_get_style_context(cells[0]), "keyhold-base");
+    gtk_box_pack_start(GTK_BOX(row), cells[0], FALSE, FALSE, 0);
+    cell_count = 1;
+}
+
+void kho_add(const char *candidate) {
+    if (!row || cell_count == MAX_CELLS) return;
+    char number[12];
+    snprintf(number, sizeof number, "%d", cell_count);
+    cells[cell_count] = cell(number, candidate);
+    gtk_box_pack_start(GTK_BOX(row), cells[cell_count], FALSE, FALSE, 0);
+    cell_count++;
+}
+
+void kho_select(int selected) {
+    for (int i = 0; i < cell_count; i++) {
+        GtkStyleContext *style = gtk_widget_get_style_context(cells[i]);
+        if (i == selected) gtk_style_context_add_class(style, "selected");
+        else gtk_style_context_remove_class(style, "selected");
+    }
+}
+
+void kho_present(int selected) {
+    if (!window) return;
+    kho_select(selected);
+    gtk_widget_show_all(row);
+    if (!layer_shell) {
+        // Bottom centre of the monitor under the pointer.
+        GdkDisplay *display = gdk_display_get_default();
+        GdkDevice *pointer = gdk_seat_get_pointer(gdk_display_get_default_seat(display));
+        int x = 0, y = 0;
+        if (pointer) gdk_device_get_position(pointer, NULL, &x, &y);
+        GdkMonitor *monitor = gdk_display_get_monitor_at_point(display, x, y);
+        GdkRectangle area = { 0, 0, 800, 600 };
+        if (monitor) gdk_monitor_get_workarea(monitor, &area);
+        GtkRequisition size;
+        gtk_widget_get_preferred_size(window, NULL, &size);
+        gtk_window_move(GTK_WINDOW(window), area.x + (area.width - size.width) / 2,
+                        area.y + area.height - size.height - BOTTOM_MARGIN);
+    }
+    gtk_widget_show(window);
+}
+
+int kho_visible(void) { return window && gtk_widget_get_mapped(window); }
+
+int kho_prepare(struct pollfd *fds, int max, int *timeout_ms) {
+    g_main_context_prepare(context, &priority);
+    gint timeout = -1;
+    gfd_count = g_main_context_query(context, priority, &timeout, gfds, MAX_FDS);
+    if (gfd_count > MAX_FDS) gfd_count = MAX_FDS;
+    int n = gfd_count < max ? gfd_count : max;
+    for (int i = 0; i < n; i++) {
+        fds[i].fd = gfds[i].fd;
+        fds[i].events = (short)gfds[i].events;
+        fds[i].revents = 0;
+    }
+    *timeout_ms = timeout;
+    return n;
+}
+
+void kho_dispatch(struct pollfd *fds, int count) {
+    for (int i = 0; i < gfd_count; i++) gfds[i].revents = i < count ? (gushort)fds[i].revents : 0;
+    if (g_main_context_check(context, priority, gfds, gfd_count)) g_main_context_dispatch(context);
+}

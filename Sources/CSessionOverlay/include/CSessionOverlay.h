@@ -1,0 +1,30 @@
+#ifndef KEYHOLD_CSESSIONOVERLAY_H
+#define KEYHOLD_CSESSIONOVERLAY_H
+#include <poll.h>
+
+// keyhold-session's picker overlay: GTK 3, on Wayland a wlr-layer-shell surface (gtk-layer-shell)
+// that never takes keyboard focus, on X11 an override-redirect popup. Drawn only while a callout
+// is open. GLib's main context runs inside the companion's own poll loop (kho_prepare before the
+// poll, kho_dispatch after it, always in pairs). Not thread-safe.
+
+// Opens GTK on the session's display: 1, or 0 when there is no display or nowhere to show the
+// overlay without taking focus (a Wayland compositor without wlr-layer-shell: GNOME).
+int kho_init(void);
+// Lays out a picker without showing it, so the first real one does not load the theme and fonts.
+void kho_warm_up(void);
+// Starts a new picker: the base character (index 0), then kho_add for candidates 1...n, then
+// kho_present with the selected index.
+void kho_begin(const char *base);
+void kho_add(const char *candidate);
+void kho_present(int selected);
+// Highlights another index (0: the base character).
+void kho_select(int selected);
+void kho_hide(void);
+// 1 while the overlay is mapped.
+int kho_visible(void);
+// Fills `fds` (at most `max`) with what GLib waits on and sets the timeout (ms, -1: none).
+int kho_prepare(struct pollfd *fds, int max, int *timeout_ms);
+// After the poll: `fds` as kho_prepare filled them, with revents set; runs what is ready.
+void kho_dispatch(struct pollfd *fds, int count);
+
+#endif

@@ -1,0 +1,49 @@
+import CSessionOverlay
+import Glibc
+import KeyholdLinux
+
+/// The picker on screen while a callout is open: the base character and the candidates numbered
+/// 1…n, the shown one highlighted (CSessionOverlay: GTK 3; wlr-layer-shell on Wayland, an
+/// override-redirect popup on X11; it never takes keyboard focus). GLib's main context runs
+/// inside the companion's poll: `prepare` adds its fds, `dispatch` runs what they woke.
+final class PickerOverlay {
+    private var fds = [pollfd](repeating: pollfd(), count: 32)
+    private var fdCount = 0
+
+    /// nil when the session has nowhere to show it (no display; Wayland without wlr-layer-shell).
+    init?() {
+        guard kho_init() == 1 else { return nil }
+        kho_warm_up()
+    }
+
+    /// A callout event from the daemon (`{"event":"callout","action":...}`).
+    func handle(_ message: JSONValue) {
+        switch message["action"]?.stringValue {
+        case "open":
+            kho_begin(message["base"]?.stringValue ?? "")
+            for candidate in message["candidates"]?.arrayValue ?? [] { kho_add(candidate.stringValue ?? "") }
+            kho_present(Int32(clamping: message["index"]?.intValue ?? 0))
+        case "move":
+            kho_select(Int32(clamping: message["index"]?.intValue ?? 0))
+        case "close":
+            kho_hide()
+        default:
+            break
+        }
+    }
+
+    func hide() { kho_hide() }
+
+    /// GLib's fds for the next poll, and how long it may wait (ms; -1: no limit).
+    func prepare() -> (fds: ArraySlice<pollfd>, timeout: Int32) {
+        var timeout: Int32 = -1
+        fdCount = Int(kho_prepare(&fds, Int32(fds.count), &timeout))
+        return (fds[..<fdCount], timeout)
+    }
+
+    /// After the poll, with the revents of the fds `prepare` gave.
+    func dispatch(_ polled: ArraySlice<pollfd>) {
+        for (i, fd) in polled.prefix(fdCount).enumerated() { fds[i].revents = fd.revents }
+        kho_dispatch(&fds, Int32(fdCount))
+    }
+}
