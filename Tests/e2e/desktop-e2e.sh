@@ -113,6 +113,59 @@ focus() {
   else x xdotool search --sync --name "$1" windowfocus --sync; fi
 }
 WL_ENV=()
+# screenshot FILE: the whole screen as PNG (grim in sway, xwd on X11)
+screenshot() {
+  if [ ${#WL_ENV[@]} -gt 0 ]; then wl grim "$E2E_WORK/wl/shot.png" && cp "$E2E_WORK/wl/shot.png" "$1"
+  else x xwd -root -silent | /usr/bin/convert xwd:- "png:$1"; fi
+}
+# crop FILE GEOMETRY OUT: a region of a screenshot
+crop() { /usr/bin/convert "$1" -crop "$2" +repage "$3"; }
+# same A B: whether two images are identical, pixel for pixel
+same() { [ "$(/usr/bin/compare -metric AE "$1" "$2" null: 2>&1 | cut -d' ' -f1)" = 0 ]; }
+# picker_check APP FILE: hold e -> the overlay shows the numbered candidates (OCR), Right moves
+# the highlight, Esc removes it, and the application kept keyboard focus all along.
+picker_check() {
+  local app=$1 file=$2 shots=$E2E_OUT/shots/$TARGET-$1
+  mkdir -p "$(dirname "$shots")"
+  clear "$app" "$file"
+  screenshot "$shots-0-before.png"
+  src_send kb "d e" "t 600" "u e"
+  sleep 1.5; screenshot "$shots-1-open.png"
+  src_send kb "d KEY_RIGHT" "u KEY_RIGHT"
+  sleep 1.5; screenshot "$shots-2-right.png"
+  src_send kb "d KEY_ESC" "u KEY_ESC"
+  sleep 1.5; screenshot "$shots-3-esc.png"
+  # The picker is what differs between open and closed (the application shows e in both).
+  local w=0 h=0 px=0 py=0 box
+  read -r w h px py < <(/usr/bin/compare "$shots-3-esc.png" "$shots-1-open.png" -compose src -highlight-color white \
+    -lowlight-color black png:- 2> /dev/null | /usr/bin/convert png:- -trim -format '%w %h %[fx:page.x] %[fx:page.y]' info:)
+  box=${w}x$h+$px+$py
+  log "picker ($TARGET $app) at $box"
+  check "$TARGET $app: hold e shows the picker (a region at least 200x40 appears)" test "$w" -ge 200 -a "$h" -ge 40
+  # Its numbers are its top: read them.
+  crop "$shots-1-open.png" "${w}x$((h * 2 / 5))+$px+$py" "$shots-numbers.png"
+  /usr/bin/convert "$shots-numbers.png" -resize 300% -colorspace Gray -bordercolor white -border 30 "$shots-numbers.png"
+  tesseract "$shots-numbers.png" - --psm 7 -c tessedit_char_whitelist=0123456789 2> /dev/null | tr -s ' \n' ' ' > "$shots-ocr.txt"
+  log "picker numbers read by OCR ($TARGET $app): $(cat "$shots-ocr.txt")"
+  check "$TARGET $app: the picker shows candidates numbered 1 to 7 (OCR)" eval "tr -cd '0-9' < '$shots-ocr.txt' | grep -qx 1234567"
+  crop "$shots-1-open.png" "$box" "$shots-1.box.png"; crop "$shots-2-right.png" "$box" "$shots-2.box.png"
+  crop "$shots-0-before.png" "$box" "$shots-0.box.png"; crop "$shots-3-esc.png" "$box" "$shots-3.box.png"
+  check "$TARGET $app: Right moves the highlight (the picker changed)" eval "! same '$shots-1.box.png' '$shots-2.box.png'"
+  check "$TARGET $app: Esc removes the picker (its region is as before it opened)" same "$shots-0.box.png" "$shots-3.box.png"
+  src_type kb x
+  cell "$TARGET" "$app" us "picker: focus kept" "ex" "$file"
+}
+# companion_idle: the companion, with nothing to type or show, sleeps: its wake-ups (voluntary
+# context switches) over 10 s, and its memory.
+companion_idle() {
+  local pid before after
+  pid=$(kuser_ctl show -p MainPID --value keyhold-session.service)
+  before=$(awk '/^voluntary_ctxt_switches/ {print $2}' "/proc/$pid/status")
+  sleep 10
+  after=$(awk '/^voluntary_ctxt_switches/ {print $2}' "/proc/$pid/status")
+  log "benchmark: keyhold-session ($TARGET) idle: $((after - before)) wake-ups in 10 s; RSS $(awk '/^VmRSS/ {print $2, $3}' "/proc/$pid/status")"
+  check "$TARGET: the idle companion does not wake up (10 s)" test "$((after - before))" -eq 0
+}
 # install_companion_unit: keyhold-session.service for every user, ExecStart beside $KEYHOLD
 install_companion_unit() {
   mkdir -p /etc/systemd/user
@@ -243,6 +296,8 @@ EOF
   check "GTK entry focused (companion, us)" focus keyhold-gtk
   type_cells gtk us "$gtk"
   order_cell gtk us "$gtk"
+  picker_check gtk "$gtk"
+  companion_idle
   if focus keyhold-xterm; then
     type_cells xterm us "$term"
     order_cell xterm us "$term"
@@ -347,6 +402,8 @@ wayland_phase() {
     type_cells "$app" us "$file"
     order_cell "$app" us "$file"
   done
+  picker_check gtk "$gtk"
+  companion_idle
   wl swaymsg 'input type:keyboard xkb_layout de' > /dev/null
   src_type kb x   # sway sends a keyboard's new keymap when it next types
   check "the companion reports sway's new keymap (de)" wait_log 10 "the desktop's keymap is German" $((de_before + 1))
