@@ -25,6 +25,34 @@ final class CalloutTests: XCTestCase {
         XCTAssertTrue(s.application.keyState.isEmpty)
     }
 
+    /// A click on the picker's candidate 3 is as 3 pressed; 0 (the base) as Esc; a number that
+    /// does not exist, or no callout open, does nothing.
+    func testPickFromThePickerOnScreen() throws {
+        let s = Simulator()
+        try s.run("d:e t:600 u:e")
+        s.engine.pickCallout(9)
+        XCTAssertEqual(s.application.text, "e")
+        s.engine.pickCallout(3)
+        XCTAssertEqual(s.application.text, "ê")
+        XCTAssertEqual(s.lines("callout").suffix(2), ["600ms move 3 ê", "600ms close ê"])
+        s.engine.pickCallout(2)
+        XCTAssertEqual(s.application.text, "ê", "closed: nothing more")
+        try s.run("d:a t:600 u:a d:right u:right")
+        s.engine.pickCallout(0)
+        XCTAssertEqual(s.application.text, "êa")
+    }
+
+    /// A click elsewhere or a focus change closes the callout keeping what it shows: the next
+    /// digit is typed, not picked.
+    func testDismissKeepsWhatIsShown() throws {
+        let s = Simulator()
+        try s.run("d:e t:600 u:e d:right u:right")
+        s.engine.dismissCallout()
+        try s.run("d:2 u:2")
+        XCTAssertEqual(s.application.text, "è2")
+        XCTAssertEqual(s.lines("callout").last, "600ms close è")
+    }
+
     func testSelectionWhileKeyStillHeld() {
         XCTAssertEqual(simulate("d:e t:700 d:3 u:3 u:e").application.text, "ê")
     }

@@ -61,7 +61,7 @@ final class ControlServerTests: XCTestCase {
         try client.sendRaw(Array("{\"cmd\":\"reboot\"}\n".utf8))
         let unknown = try client.readReply()
         XCTAssertEqual(unknown["ok"], .bool(false))
-        XCTAssertEqual(unknown["error"]?.stringValue, "unknown command \"reboot\" (commands: status, reload, pause, resume, monitor, companion, keymap, typed)")
+        XCTAssertEqual(unknown["error"]?.stringValue, "unknown command \"reboot\" (commands: status, reload, pause, resume, monitor, companion, keymap, typed, pick, dismiss)")
 
         // monitor: root asked for content and gets it
         let monitor = try ControlClient(path: path)
@@ -217,6 +217,9 @@ final class ControlServerTests: XCTestCase {
         let client = try ControlClient(path: path)
         // keymap and typed are for companions only
         XCTAssertEqual(try client.request(.typed(id: 1, delivered: true))["ok"], .bool(false))
+        XCTAssertEqual(try client.request(.pick(index: 1))["ok"], .bool(false))
+        XCTAssertThrowsError(try ControlRequest(line: Array("{\"cmd\":\"pick\",\"index\":-1}".utf8)))
+        XCTAssertEqual(try ControlRequest(line: Array(ControlRequest.pick(index: 3).line.utf8.dropLast())), .pick(index: 3))
         XCTAssertEqual(try client.request(.companion(backend: "x11"))["companion"], .bool(true))
         XCTAssertEqual(loop.sync { handler.connected.count }, 1)
         XCTAssertEqual(loop.sync { handler.connected.first?.backend }, "x11")
@@ -239,6 +242,9 @@ final class ControlServerTests: XCTestCase {
         XCTAssertEqual(event["text"]?.stringValue, "é")
         try client.sendRaw(Array((ControlRequest.typed(id: 7, delivered: false).line + ControlRequest.typed(id: 7, delivered: true).line).utf8))
         XCTAssertTrue(waitUntil(5) { loop.sync { handler.typed == ["7 written", "7 delivered"] } })
+        // The picker clicked on candidate 3, then a click elsewhere.
+        try client.sendRaw(Array((ControlRequest.pick(index: 3).line + ControlRequest.dismiss.line).utf8))
+        XCTAssertTrue(waitUntil(5) { loop.sync { handler.picks == [3] && handler.dismissals == 1 } })
 
         shutdown(client.fd, Int32(SHUT_RDWR))
         XCTAssertTrue(waitUntil(5) { loop.sync { handler.disconnected } })
@@ -577,6 +583,10 @@ final class CompanionHandler: ControlHandler, @unchecked Sendable {
     func companionRefusal(uid: UInt32) -> String? { nil }
     func companionConnected(_ companion: SessionCompanion) { connected.append(companion) }
     func companionDisconnected(_ companion: SessionCompanion) { disconnected = true }
+    var picks: [Int] = []
+    var dismissals = 0
+    func companion(_ companion: SessionCompanion, picked index: Int) { picks.append(index) }
+    func companionDismissedCallout(_ companion: SessionCompanion) { dismissals += 1 }
     var temporary: [Int] = []
     func companion(_ companion: SessionCompanion, reportedKeymap keymap: String, temporaryKeycodes: [Int]) throws(ControlProtocolError) -> String {
         temporary = temporaryKeycodes

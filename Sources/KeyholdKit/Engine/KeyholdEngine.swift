@@ -306,6 +306,21 @@ public final class KeyholdEngine {
         public var locale: String = "en"
     }
 
+    /// The picker on screen was clicked on candidate `index`: as if its number were pressed
+    /// (0, the base character: as Esc). Nothing when no callout is open or there is no such one.
+    public func pickCallout(_ index: Int) {
+        let callouts = services.calloutContext
+        guard callouts.isOpen, (0...callouts.candidates.count).contains(index) else { return }
+        services.actionHandler.handle(index == 0 ? CalloutKeyIntent.cancel : .select(index))
+    }
+
+    /// A pointer click or a focus change in the session: the callout closes keeping what it
+    /// shows, so no later key edits another field.
+    public func dismissCallout() {
+        guard services.calloutContext.isOpen else { return }
+        services.actionHandler.handle(CalloutKeyIntent.typeThrough)
+    }
+
     /// Ends this engine's own work for a successor: closes an open callout, drops pending
     /// gestures, lets go of what handled and dual-role keys hold on the output (their physical
     /// releases then go nowhere), and returns the keys passed through that stay down.

@@ -25,6 +25,9 @@ import KeyholdKit
 //   daemon: {"event":"callout","t":..,"action":"open","index":0,"count":7,"base":"e",
 //            "candidates":["è",...]}, then "move" (with "index", "shown") and "close": the open
 //            callout, for the picker overlay, to the companion of the session in front only
+//   companion: {"cmd":"pick","index":3} (a click on candidate 3 of the picker: as if 3 were
+//              pressed; 0: the base character) and {"cmd":"dismiss"} (a click elsewhere, a focus
+//              change: the callout closes keeping what it shows); no reply to either
 // Errors: {"ok":false,"error":"..."}; a line over 4096 bytes (1 MiB for a companion, whose
 // keymap is one line) gets the error and the connection is closed. Events carry key names and characters only with "content":true, which is granted
 // only to root (SO_PEERCRED) or the user the daemon runs as; everyone else sees gestures,
@@ -47,6 +50,10 @@ public protocol ControlHandler: AnyObject {
     /// `delivered`: false when the companion has written the character to the desktop, true when
     /// the desktop has delivered it.
     func companion(_ companion: SessionCompanion, typed id: UInt64, delivered: Bool)
+    /// The companion's picker was clicked on candidate `index` (0: the base character).
+    func companion(_ companion: SessionCompanion, picked index: Int)
+    /// The companion saw a click elsewhere or a focus change.
+    func companionDismissedCallout(_ companion: SessionCompanion)
 }
 
 extension ControlHandler {
@@ -57,6 +64,8 @@ extension ControlHandler {
         throw .malformed("this daemon takes no keymap")
     }
     public func companion(_ companion: SessionCompanion, typed id: UInt64, delivered: Bool) {}
+    public func companion(_ companion: SessionCompanion, picked index: Int) {}
+    public func companionDismissedCallout(_ companion: SessionCompanion) {}
 }
 
 public enum ControlReloadResult: Sendable, Equatable {
@@ -159,8 +168,12 @@ public enum ControlRequest: Equatable, Sendable {
     case companion(backend: String)
     case keymap(String, temporaryKeycodes: [Int])
     case typed(id: UInt64, delivered: Bool)
+    /// The picker was clicked: candidate `index` (1...n; 0 the base character).
+    case pick(index: Int)
+    /// The user clicked elsewhere or focus moved: the callout closes, keeping what it shows.
+    case dismiss
 
-    public static let commands = ["status", "reload", "pause", "resume", "monitor", "companion", "keymap", "typed"]
+    public static let commands = ["status", "reload", "pause", "resume", "monitor", "companion", "keymap", "typed", "pick", "dismiss"]
 
     /// Parses one request line (without its newline).
     public init<C: Collection>(line: C) throws(ControlProtocolError) where C.Element == UInt8 {
@@ -198,6 +211,12 @@ public enum ControlRequest: Equatable, Sendable {
             let delivered = value["delivered"]
             guard delivered == nil || delivered?.boolValue != nil else { throw .malformed("malformed request: \"delivered\" must be true or false") }
             self = .typed(id: UInt64(id), delivered: delivered?.boolValue ?? true)
+        case "pick":
+            guard let index = value["index"]?.intValue, (0...1000).contains(index) else {
+                throw .malformed("malformed request: \"index\" must be a candidate's number (0 to 1000)")
+            }
+            self = .pick(index: index)
+        case "dismiss": self = .dismiss
         default:
             let shown = name.count > 40 ? String(name.prefix(40)) + "..." : name
             throw .unknownCommand("unknown command \"\(shown)\" (commands: \(ControlRequest.commands.joined(separator: ", ")))")
@@ -231,6 +250,8 @@ public enum ControlRequest: Equatable, Sendable {
             return String(decoding: w.bytes, as: UTF8.self)
         case .typed(let id, let delivered):
             return delivered ? "{\"cmd\":\"typed\",\"id\":\(id)}\n" : "{\"cmd\":\"typed\",\"id\":\(id),\"delivered\":false}\n"
+        case .pick(let index): return "{\"cmd\":\"pick\",\"index\":\(index)}\n"
+        case .dismiss: return "{\"cmd\":\"dismiss\"}\n"
         }
     }
 }

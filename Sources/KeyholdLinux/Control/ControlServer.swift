@@ -352,7 +352,7 @@ public final class ControlServer: EngineObserver {
             return
         }
         switch request {
-        case .companion, .keymap, .typed:
+        case .companion, .keymap, .typed, .pick, .dismiss:
             handleCompanion(client, request, handler)
             return
         default:
@@ -408,7 +408,7 @@ public final class ControlServer: EngineObserver {
             enqueue(client, reply.bytes, now: true)
             if let open = openCallout, clients[client.fd] === client { enqueue(client, Self.openCalloutLines(open, content: content), now: true) }
             return
-        case .companion, .keymap, .typed:
+        case .companion, .keymap, .typed, .pick, .dismiss:
             return
         }
         enqueue(client, reply.bytes, now: true)
@@ -444,6 +444,12 @@ public final class ControlServer: EngineObserver {
         case .typed(let id, let delivered):
             guard let companion = client.companion else { notCompanion(client); return }
             handler.companion(companion, typed: id, delivered: delivered)
+        case .pick(let index):
+            guard let companion = client.companion else { notCompanion(client); return }
+            handler.companion(companion, picked: index)
+        case .dismiss:
+            guard let companion = client.companion else { notCompanion(client); return }
+            handler.companionDismissedCallout(companion)
         default:
             break
         }

@@ -649,6 +649,16 @@ extension KeyholdDaemon: ControlHandler {
         if delivered { outputQueue.acknowledge(id) } else { outputQueue.companionWrote(id) }
     }
 
+    public func companion(_ companion: SessionCompanion, picked index: Int) {
+        guard companion === activeCompanion else { return }
+        engine.pickCallout(index)
+    }
+
+    public func companionDismissedCallout(_ companion: SessionCompanion) {
+        guard companion === activeCompanion else { return }
+        engine.dismissCallout()
+    }
+
     public func pause() {
         paused = true
         engine.isPaused = true
