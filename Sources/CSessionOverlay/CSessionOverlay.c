@@ -10,6 +10,7 @@ static int layer_shell;
 static GtkWidget *window, *row;
 static GtkWidget *cells[MAX_CELLS];
 static int cell_count;
+static int picked = -1;   // a candidate clicked, until kho_take_pick
 static GPollFD gfds[MAX_FDS];
 static int gfd_count;
 static gint priority;
@@ -50,8 +51,19 @@ void kho_warm_up(void) {
     kho_hide();
 }
 
-static GtkWidget *cell(const char *number, const char *character) {
+static gboolean cell_clicked(GtkWidget *widget, GdkEventButton *event, gpointer index) {
+    (void)widget;
+    if (event->type == GDK_BUTTON_PRESS && event->button == 1) picked = GPOINTER_TO_INT(index);
+    return TRUE;
+}
+
+static GtkWidget *cell(int index, const char *number, const char *character) {
+    // An event box: a click on the candidate picks it.
+    GtkWidget *clickable = gtk_event_box_new();
+    gtk_event_box_set_visible_window(GTK_EVENT_BOX(clickable), FALSE);   // input only: the cell draws
+    g_signal_connect(clickable, "button-press-event", G_CALLBACK(cell_clicked), GINT_TO_POINTER(index));
     GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+    gtk_container_add(GTK_CONTAINER(clickable), box);
     gtk_style_context_add_class(gtk_widget_get_style_context(box), "keyhold-cell");
     GtkWidget *n = gtk_label_new(number);
     gtk_style_context_add_class(gtk_widget_get_style_context(n), "keyhold-number");
@@ -59,7 +71,7 @@ static GtkWidget *cell(const char *number, const char *character) {
     gtk_style_context_add_class(gtk_widget_get_style_context(c), "keyhold-character");
     gtk_box_pack_start(GTK_BOX(box), n, FALSE, FALSE, 0);
     gtk_box_pack_start(GTK_BOX(box), c, FALSE, FALSE, 0);
-    return box;
+    return clickable;
 }
 
 void kho_hide(void) {
@@ -85,9 +97,11 @@ void kho_begin(const char *base) {
     gtk_window_set_title(GTK_WINDOW(window), "keyhold-picker");
     gtk_style_context_add_class(gtk_widget_get_style_context(window), "keyhold-picker");
     row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 2);
+    gtk_box_set_homogeneous(GTK_BOX(row), TRUE);
     gtk_container_add(GTK_CONTAINER(window), row);
-    cells[0] = cell(" ", base);
-    gtk_style_context_add_class(gtk_widget_get_style_context(cells[0]), "keyhold-base");
+    cells[0] = cell(0, " ", base);
+    gtk_style_context_add_class(gtk_widget_get_style_context(gtk_bin_get_child(GTK_BIN(cells[0]))), "keyhold-base");
+    picked = -1;
     gtk_box_pack_start(GTK_BOX(row), cells[0], FALSE, FALSE, 0);
     cell_count = 1;
 }
@@ -96,14 +110,14 @@ void kho_add(const char *candidate) {
     if (!row || cell_count == MAX_CELLS) return;
     char number[12];
     snprintf(number, sizeof number, "%d", cell_count);
-    cells[cell_count] = cell(number, candidate);
+    cells[cell_count] = cell(cell_count, number, candidate);
     gtk_box_pack_start(GTK_BOX(row), cells[cell_count], FALSE, FALSE, 0);
     cell_count++;
 }
 
 void kho_select(int selected) {
     for (int i = 0; i < cell_count; i++) {
-        GtkStyleContext *style = gtk_widget_get_style_context(cells[i]);
+        GtkStyleContext *style = gtk_widget_get_style_context(gtk_bin_get_child(GTK_BIN(cells[i])));
         if (i == selected) gtk_style_context_add_class(style, "selected");
         else gtk_style_context_remove_class(style, "selected");
     }
@@ -131,6 +145,24 @@ void kho_present(int selected) {
 }
 
 int kho_visible(void) { return window && gtk_widget_get_mapped(window); }
+
+int kho_take_pick(void) {
+    int index = picked;
+    picked = -1;
+    return index;
+}
+
+int kho_pointer_inside(void) {
+    if (!kho_visible()) return 0;
+    GdkWindow *own = gtk_widget_get_window(window);
+    GdkDevice *pointer = gdk_seat_get_pointer(gdk_display_get_default_seat(gdk_display_get_default()));
+    if (!own || !pointer) return 0;
+    int x = 0, y = 0;
+    gdk_device_get_position(pointer, NULL, &x, &y);
+    GdkRectangle frame;
+    gdk_window_get_frame_extents(own, &frame);
+    return x >= frame.x && x < frame.x + frame.width && y >= frame.y && y < frame.y + frame.height;
+}
 
 int kho_prepare(struct pollfd *fds, int max, int *timeout_ms) {
     g_main_context_prepare(context, &priority);

@@ -30,6 +30,7 @@ static int spare_count;
 static int xi_opcode = -1;
 static int followed_device = -1;
 static uint64_t transitions_seen;
+static int clicks;   // pointer button presses (not wheel) since khx_take_clicks
 
 static int64_t now_ns(void) {
     struct timespec ts;
@@ -181,6 +182,7 @@ int khx_follow_device(const char *name) {
         unsigned char bits[XIMaskLen(XI_LASTEVENT)] = { 0 };
         XISetMask(bits, XI_RawKeyPress);
         XISetMask(bits, XI_RawKeyRelease);
+        XISetMask(bits, XI_RawButtonPress);   // a click anywhere closes the picker
         XIEventMask mask = { .deviceid = XIAllDevices, .mask_len = sizeof bits, .mask = bits };
         XISelectEvents(dpy, DefaultRootWindow(dpy), &mask, 1);
     }
@@ -201,6 +203,12 @@ int khx_follow_device(const char *name) {
 }
 
 uint64_t khx_transitions_seen(void) { return transitions_seen; }
+
+int khx_take_clicks(void) {
+    int n = clicks;
+    clicks = 0;
+    return n;
+}
 
 int khx_reset_count(void) {
     int replaced = khx_dispatch();
@@ -223,6 +231,9 @@ static int read_events(void) {
                 if ((event.xcookie.evtype == XI_RawKeyPress || event.xcookie.evtype == XI_RawKeyRelease)
                     && raw->deviceid == followed_device && followed_device >= 0
                     && !(raw->flags & XIKeyRepeat)) transitions_seen++;
+                // Buttons 1-3 (4-7 are the wheel), once: from the device, not its master too.
+                if (event.xcookie.evtype == XI_RawButtonPress && raw->deviceid == raw->sourceid && raw->detail >= 1 && raw->detail <= 3)
+                    clicks++;
                 XFreeEventData(dpy, &event.xcookie);
             }
         } else if (event.type == xkb_event_base) {

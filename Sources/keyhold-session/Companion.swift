@@ -51,6 +51,7 @@ final class Companion {
             // not see them.
             if try typist.dispatch(readable: false) { keymapMayHaveChanged = true }
             if keymapMayHaveChanged { reportKeymap() }
+            reportPicker()
 
             var fds = [pollfd(fd: typist.fd, events: Int16(POLLIN), revents: 0)]
             if let connection { fds.append(pollfd(fd: connection.fd, events: Int16(POLLIN), revents: 0)) }
@@ -195,6 +196,21 @@ final class Companion {
         } catch {
             disconnected("\(error)")
         }
+    }
+
+    /// A click on a candidate picks it; a click anywhere else closes the callout (DESIGN.md: no
+    /// later key may edit another field).
+    private func reportPicker() {
+        let clicks = typist.takeClicks()
+        guard let overlay, let connection else { return }
+        var request: ControlRequest?
+        if let index = overlay.takePick() {
+            request = .pick(index: index)
+        } else if clicks > 0, overlay.isVisible, !overlay.pointerInside {
+            request = .dismiss
+        }
+        guard let request else { return }
+        do { try connection.send(request) } catch { disconnected("\(error)") }
     }
 
     // MARK: - logind

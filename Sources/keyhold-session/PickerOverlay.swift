@@ -34,6 +34,15 @@ final class PickerOverlay {
 
     func hide() { kho_hide() }
 
+    var isVisible: Bool { kho_visible() == 1 }
+    /// Whether the pointer is over the picker (a click there is the picker's own).
+    var pointerInside: Bool { kho_pointer_inside() == 1 }
+    /// The candidate clicked since the last call (0: the base character).
+    func takePick() -> Int? {
+        let index = kho_take_pick()
+        return index >= 0 ? Int(index) : nil
+    }
+
     /// GLib's fds for the next poll, and how long it may wait (ms; -1: no limit).
     func prepare() -> (fds: ArraySlice<pollfd>, timeout: Int32) {
         var timeout: Int32 = -1

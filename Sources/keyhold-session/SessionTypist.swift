@@ -24,6 +24,9 @@ protocol SessionTypist: AnyObject {
     func waitForTransitions(_ count: UInt64, timeoutMilliseconds: Int64) throws(DisplayLost) -> (reached: Bool, keymapChanged: Bool)
     /// Keycodes of the desktop's keymap that hold this process's characters (the daemon skips them).
     var temporaryKeycodes: [Int] { get }
+    /// Pointer clicks anywhere in the session since the last call (0 where the backend cannot
+    /// see them: a Wayland client sees only its own surfaces').
+    func takeClicks() -> Int
     /// The desktop's keymap as XKB text, nil until known.
     func keymapText() -> String?
     /// Puts the desktop back as it was (when stopping).

@@ -85,6 +85,8 @@ final class WaylandTypist: SessionTypist {
         return (true, keymapChanged)
     }
 
+    func takeClicks() -> Int { 0 }
+
     /// The characters are on a keyboard of their own, not on the desktop's keymap.
     var temporaryKeycodes: [Int] { [] }
 

@@ -76,6 +76,8 @@ final class X11Typist: SessionTypist {
         return (true, keymapChanged)
     }
 
+    func takeClicks() -> Int { Int(khx_take_clicks()) }
+
     /// Reads what the X server sent (Xlib also holds events it read while waiting for a reply);
     /// true when the desktop replaced the keymap.
     func dispatch(readable: Bool = false) -> Bool { khx_dispatch() != 0 }

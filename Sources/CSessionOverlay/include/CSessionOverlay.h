@@ -22,6 +22,10 @@ void kho_select(int selected);
 void kho_hide(void);
 // 1 while the overlay is mapped.
 int kho_visible(void);
+// The index of a candidate clicked since the last call (0: the base character), or -1.
+int kho_take_pick(void);
+// 1 when the pointer is over the overlay (a click there is the overlay's, not "elsewhere").
+int kho_pointer_inside(void);
 // Fills `fds` (at most `max`) with what GLib waits on and sets the timeout (ms, -1: none).
 int kho_prepare(struct pollfd *fds, int max, int *timeout_ms);
 // After the poll: `fds` as kho_prepare filled them, with revents set; runs what is ready.

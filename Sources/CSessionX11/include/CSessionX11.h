@@ -32,6 +32,9 @@ int khx_follow_device(const char *name);
 // Key transitions from the followed device the server has delivered since khx_follow_device or
 // khx_reset_count.
 uint64_t khx_transitions_seen(void);
+// Pointer button presses (any pointer, anywhere) read since the last call (needs
+// khx_follow_device to have set up XInput 2).
+int khx_take_clicks(void);
 // Reads the X events waiting, then counts from zero again. Returns what khx_dispatch returned.
 int khx_reset_count(void);
 // The keymap as XKB text (malloc'd; the caller frees it), or NULL.
