@@ -140,6 +140,7 @@ picker_check() {
   read -r w h px py < <(/usr/bin/compare "$shots-3-esc.png" "$shots-1-open.png" -compose src -highlight-color white \
     -lowlight-color black png:- 2> /dev/null | /usr/bin/convert png:- -trim -format '%w %h %[fx:page.x] %[fx:page.y]' info:)
   box=${w}x$h+$px+$py
+  PICKER=("$w" "$h" "$px" "$py")
   log "picker ($TARGET $app) at $box"
   check "$TARGET $app: hold e shows the picker (a region at least 200x40 appears)" test "$w" -ge 200 -a "$h" -ge 40
   # Its numbers are its top: read them.
@@ -165,6 +166,26 @@ companion_idle() {
   after=$(awk '/^voluntary_ctxt_switches/ {print $2}' "/proc/$pid/status")
   log "benchmark: keyhold-session ($TARGET) idle: $((after - before)) wake-ups in 10 s; RSS $(awk '/^VmRSS/ {print $2, $3}' "/proc/$pid/status")"
   check "$TARGET: the idle companion does not wake up (10 s)" test "$((after - before))" -eq 0
+}
+# click X Y: a pointer click at screen position X Y (xdotool on X11, sway's seat cursor)
+click() {
+  if [ ${#WL_ENV[@]} -gt 0 ]; then
+    wl swaymsg "seat seat0 cursor set $1 $2" > /dev/null && wl swaymsg "seat seat0 cursor press button1" > /dev/null \
+      && wl swaymsg "seat seat0 cursor release button1" > /dev/null
+  else x xdotool mousemove "$1" "$2" click 1; fi
+}
+# click_check APP FILE: with the picker where picker_check found it (8 cells of equal width), a
+# click on candidate 3 types ê; on X11 a click elsewhere closes the callout, so 2 types 2.
+click_check() {
+  local app=$1 file=$2 cw=$((PICKER[0] / 8)) y=$((PICKER[3] + PICKER[1] / 2))
+  clear "$app" "$file"; src_send kb "d e" "t 600" "u e"
+  sleep 1.5; click $((PICKER[2] + cw * 3 + cw / 2)) "$y"
+  cell "$TARGET" "$app" us "picker: click on 3 -> ê" "ê" "$file"
+  [ ${#WL_ENV[@]} -gt 0 ] && return   # a Wayland client cannot see clicks on other surfaces
+  clear "$app" "$file"; src_send kb "d e" "t 600" "u e"
+  sleep 1.5; click 40 580
+  sleep 0.5; src_send kb "d KEY_2" "u KEY_2"
+  cell "$TARGET" "$app" us "picker: click elsewhere, 2" "e2" "$file"
 }
 # install_companion_unit: keyhold-session.service for every user, ExecStart beside $KEYHOLD
 install_companion_unit() {
@@ -297,6 +318,7 @@ EOF
   type_cells gtk us "$gtk"
   order_cell gtk us "$gtk"
   picker_check gtk "$gtk"
+  click_check gtk "$gtk"
   companion_idle
   if focus keyhold-xterm; then
     type_cells xterm us "$term"
@@ -403,6 +425,7 @@ wayland_phase() {
     order_cell "$app" us "$file"
   done
   picker_check gtk "$gtk"
+  click_check gtk "$gtk"
   companion_idle
   wl swaymsg 'input type:keyboard xkb_layout de' > /dev/null
   src_type kb x   # sway sends a keyboard's new keymap when it next types
