@@ -53,6 +53,22 @@ final class CalloutTests: XCTestCase {
         XCTAssertEqual(s.lines("callout").last, "600ms close è")
     }
 
+    /// Left alone for `[callouts] timeout_ms` (10 s by default) the callout closes keeping what
+    /// it shows: a digit long after is typed, not picked. Every key or move restarts the wait.
+    func testCalloutClosesWhenLeftAlone() throws {
+        let idle = simulate("d:e t:600 u:e t:11000 d:2 u:2")
+        XCTAssertEqual(idle.application.text, "e2")
+        // 10 s after the last key (releasing e at 600 ms).
+        XCTAssertEqual(idle.lines("callout"), ["500ms open e 1è 2é 3ê 4ë 5ē 6ė 7ę", "10600ms close e"])
+        XCTAssertEqual(simulate("d:e t:600 u:e t:5000 d:right u:right t:9000 d:2 u:2").application.text, "é")
+
+        var configuration = KeyholdConfiguration()
+        configuration.callouts.timeoutMilliseconds = 0
+        let never = Simulator(configuration: configuration)
+        XCTAssertEqual(try never.run("d:e t:600 u:e t:600000 d:2 u:2"), "é")
+        XCTAssertNil(never.engine.nextDeadline, "nothing to wait for")
+    }
+
     func testSelectionWhileKeyStillHeld() {
         XCTAssertEqual(simulate("d:e t:700 d:3 u:3 u:e").application.text, "ê")
     }

@@ -375,6 +375,8 @@ final class ConfigurationTests: XCTestCase {
     }
 
     func testCalloutErrors() {
+        assertError("[callouts]\ntimeout_ms = 700000\n", line: 2, key: "callouts.timeout_ms",
+                    description: "/etc/keyhold/config.toml:2: callouts.timeout_ms: 700000 is out of range (0 to 600000 ms)")
         assertError("[callouts.custom]\ne = [\"é\"]\nae = [\"æ\"]\n", line: 3, key: "callouts.custom.ae",
                     description: "/etc/keyhold/config.toml:3: callouts.custom.ae: a callout key is one character, not 2")
         assertError("[callouts.custom]\n\"E\" = [\"É\"]\n", line: 2, key: "callouts.custom.E", suggestion: "did you mean 'e'?",

@@ -36,7 +36,8 @@ final class PropertyTests: XCTestCase {
                     t += Int64.random(in: 0...300, using: &rng)
                     s.engine.handle(KeyEvent(key, .up, at: .milliseconds(t)))
                 }
-                s.engine.advance(to: .milliseconds(t + 2000))
+                // Every gesture is due within 2 s; an open callout closes 10 s after its last key.
+                s.engine.advance(to: .milliseconds(t + 12_000))
                 XCTAssertEqual(s.application.keyState.downKeys, [], "seed \(seed)")
                 let controller = s.engine.services.keyboardController as! StandardKeyboardController
                 XCTAssertTrue(controller.keyState.isEmpty, "seed \(seed)")

@@ -121,7 +121,7 @@ public enum ConfigurationLoader {
     static let schema: [(table: String, keys: [String])] = [
         ("devices", ["include", "exclude"]),
         ("gestures", ["long_press_ms", "repeat_delay_ms", "repeat_interval_ms", "double_tap_ms"]),
-        ("callouts", ["enabled", "locales", "custom", "locale"]),
+        ("callouts", ["enabled", "timeout_ms", "locales", "custom", "locale"]),
         ("output", ["layout", "variant", "options", "unicode_method", "compose_key", "pace_us"]),
         ("feedback", ["audio", "haptic", "volume", "audio_device", "haptic_device", "override"]),
         ("feedback.override", ["action", "gesture", "audio", "haptic"]),
@@ -322,6 +322,7 @@ public enum ConfigurationLoader {
             checkKeys(t, at: path, allowed: ConfigurationLoader.keys(of: "callouts"))
             var c = KeyholdConfiguration.CalloutSettings()
             if let v = bool(t, "enabled", at: path) { c.enabled = v }
+            if let v = int(t, "timeout_ms", at: path, in: 0...600_000, unit: "ms") { c.timeoutMilliseconds = v }
             // Locales of the user's own come first: `locales` may name them.
             if let defined = table(t, "locale", at: path) {
                 let definedPath = path + [.key("locale")]

@@ -37,6 +37,8 @@ double_tap_ms = 200
 # Hold a letter to pick an accent: hold e, then press 1-9 to choose, Right/Tab/e to cycle,
 # Enter to keep what is shown, Esc to go back to e.
 enabled = true
+# An open callout nobody touches for this long closes, keeping what it shows (0: never).
+timeout_ms = 10000
 # Callout locales (CLDR identifiers: "fr", "de-CH", "sr-Latn", ...). The first is active; the
 # nextLocale action cycles through them.
 locales = ["en"]

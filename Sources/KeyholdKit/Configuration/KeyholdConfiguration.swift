@@ -26,6 +26,9 @@ public struct KeyholdConfiguration: Hashable, Sendable {
     /// `[callouts]`.
     public struct CalloutSettings: Hashable, Sendable {
         public var enabled = true
+        /// An open callout nobody touches for this long closes, keeping what it shows
+        /// (`timeout_ms`; 0: never).
+        public var timeoutMilliseconds = 10_000
         /// The first is active at start; `nextLocale` cycles them.
         public var locales = ["en"]
         /// Candidates per base character, replacing the locale's.

@@ -47,9 +47,11 @@ public final class KeyholdEngine {
         self.bindings = configuration.bindings
         self.recognizer = GestureRecognizer(settings: configuration.gestures)
         self.calloutsEnabled = configuration.callouts.enabled
+        self.calloutTimeoutMicroseconds = configuration.callouts.timeoutMilliseconds * 1000
         services.calloutContext.observers.append { [weak self] event in
-            guard let self, let observer = self.observer else { return }
-            observer.record(.callout(event, self.now))
+            guard let self else { return }
+            self.calloutTouched = self.now
+            self.observer?.record(.callout(event, self.now))
         }
     }
 
@@ -62,15 +64,37 @@ public final class KeyholdEngine {
                   configuration: configuration)
     }
 
-    /// When the daemon's timer must next call `advance(to:)`.
-    public var nextDeadline: Timestamp? { recognizer.nextDeadline }
+    /// How long an open callout may go untouched (`[callouts] timeout_ms`; 0: forever).
+    public var calloutTimeoutMicroseconds: Int
+    /// When the open callout last opened, moved or saw a key.
+    private var calloutTouched = Timestamp.zero
 
-    /// Fires every gesture due at or before `time`.
+    /// When the open callout closes by itself; nil when none is open or it never does.
+    private var calloutDeadline: Timestamp? {
+        guard calloutTimeoutMicroseconds > 0, services.calloutContext.isOpen else { return nil }
+        return calloutTouched.adding(microseconds: calloutTimeoutMicroseconds)
+    }
+
+    /// When the daemon's timer must next call `advance(to:)`.
+    public var nextDeadline: Timestamp? {
+        guard let callout = calloutDeadline else { return recognizer.nextDeadline }
+        return recognizer.nextDeadline.map { min($0, callout) } ?? callout
+    }
+
+    /// Fires every gesture due at or before `time`, and closes a callout left alone too long.
     public func advance(to time: Timestamp) {
-        while let due = recognizer.nextDue(at: time) {
-            now = due.time
-            guard let action = actions[Int(due.key.rawValue)] else { continue }
-            run(due.gesture, key: due.key, action: action)
+        while true {
+            let callout = calloutDeadline.flatMap { $0 <= time ? $0 : nil }
+            if let due = recognizer.nextDue(at: callout ?? time) {
+                now = due.time
+                guard let action = actions[Int(due.key.rawValue)] else { continue }
+                run(due.gesture, key: due.key, action: action)
+            } else if let callout {
+                now = callout
+                dismissCallout()
+            } else {
+                break
+            }
         }
         if time > now { now = time }
     }
@@ -79,6 +103,7 @@ public final class KeyholdEngine {
     public func handle(_ event: KeyEvent) {
         advance(to: event.time)
         now = max(now, event.time)
+        if services.calloutContext.isOpen { calloutTouched = now }
         observer?.record(.input(event))
         let key = event.code, i = Int(key.rawValue)
         guard i < KeyCode.count else { return }
