@@ -25,10 +25,6 @@ static struct zwp_virtual_keyboard_manager_v1 *manager;
 static struct zwp_virtual_keyboard_v1 *virtual_keyboard;
 static char *desktop_keymap;
 static unsigned keymap_generation, reported_generation;
-// Whether this process's keyboard is the seat's active keyboard (it typed, or sent modifiers,
-// last): the compositor then sends every client the desktop's keymap again when another keyboard
-// types, which is how this process learns the compositor has read Keyhold's keys.
-static int own_keyboard_active;
 // Character i is on XKB keycode FIRST_KEYCODE + i of the virtual keyboard's keymap.
 static xkb_keysym_t mapped[MAX_MAPPED];
 static int mapped_count;
@@ -51,7 +47,6 @@ static void keyboard_keymap(void *data, struct wl_keyboard *kb, uint32_t format,
     munmap(map, size);
     if (!text) return;
     if (strstr(text, "xkb_keycodes \"" OWN_KEYMAP_NAME "\"")) { free(text); return; }
-    own_keyboard_active = 0;
     if (desktop_keymap && strcmp(desktop_keymap, text) == 0) { free(text); return; }
     free(desktop_keymap);
     desktop_keymap = text;
@@ -190,18 +185,10 @@ int khw_type(uint32_t codepoint) {
     // settings to every keyboard, this one included, when they change).
     else if (upload_keymap() != 0) return -1;
     uint32_t key = FIRST_KEYCODE + (uint32_t)slot - 8;
-    own_keyboard_active = 1;
     zwp_virtual_keyboard_v1_key(virtual_keyboard, now_ms(), key, WL_KEYBOARD_KEY_STATE_PRESSED);
     zwp_virtual_keyboard_v1_key(virtual_keyboard, now_ms(), key, WL_KEYBOARD_KEY_STATE_RELEASED);
     return 0;
 }
-
-void khw_activate(void) {
-    zwp_virtual_keyboard_v1_modifiers(virtual_keyboard, 0, 0, 0, 0);
-    own_keyboard_active = 1;
-}
-
-int khw_own_keyboard_active(void) { return own_keyboard_active; }
 
 int khw_flush(void) {
     while (wl_display_flush(display) < 0) {

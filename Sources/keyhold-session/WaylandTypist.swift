@@ -5,13 +5,12 @@ import Glibc
 /// sway, Hyprland, river, labwc and other wlroots compositors) whose keymap holds exactly the
 /// characters typed, and reads the desktop's keymap from the seat's keyboard.
 ///
-/// Order: a client cannot see another client's keys, but it sees the seat switch keyboards: after
-/// this process's keyboard typed (or sent its modifiers), the next key of Keyhold's keyboard
-/// makes the compositor send every client the desktop's keymap. A character that follows keys
-/// waits for that: proof the compositor read the first key typed since this process last typed.
-/// Keys after that one have only the daemon's pause before a hand-off
-/// (OutputQueue.handOffSettleMicroseconds): a compositor stalled longer than that while reading
-/// them could still let a character overtake them.
+/// Order: a client cannot see another device's keys, but the daemon wrote them to the evdev
+/// device before it handed the character over, so they wait readable in the compositor's input
+/// fd. A round trip first: the compositor answers it from a loop pass whose poll already saw that
+/// fd readable, and it reads an input fd to the end, so the keys are handled before the
+/// character, which reaches it in a later pass. (Measured: without it, a compositor busy
+/// drawing the picker let é overtake the BackSpace before it.)
 final class WaylandTypist: SessionTypist {
     let backend = "wayland"
     let fd: Int32
@@ -58,31 +57,15 @@ final class WaylandTypist: SessionTypist {
         if khw_sync() != 0 { throw DisplayLost() }
     }
 
-    /// Follows the seat's keyboard switches (any device: the compositor does not say which).
-    func follow(device name: String) -> Bool {
-        khw_activate()
-        return khw_flush() == 0
-    }
+    /// Nothing to count: a round trip stands for it (`waitForTransitions`).
+    func follow(device name: String) -> Bool { true }
 
-    /// Typing left this process's keyboard active: the next key of another one is seen.
     func resetCount() throws(DisplayLost) -> Bool { try dispatch(readable: false) }
 
-    /// Waits until another keyboard has typed since this one (the first of the `count` keys).
+    /// The keys before a character: a round trip, after which the compositor has read them.
     func waitForTransitions(_ count: UInt64, timeoutMilliseconds: Int64) throws(DisplayLost) -> (reached: Bool, keymapChanged: Bool) {
-        var keymapChanged = try dispatch(readable: false)
-        let end = Companion.now() + timeoutMilliseconds
-        while count > 0, khw_own_keyboard_active() != 0 {
-            let left = end - Companion.now()
-            if left <= 0 { return (false, keymapChanged) }
-            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&pfd, 1, Int32(left))
-            if ready < 0 && errno != EINTR { throw DisplayLost() }
-            if ready > 0 {
-                if pfd.revents & Int16(POLLHUP | POLLERR) != 0 { throw DisplayLost() }
-                if try dispatch(readable: true) { keymapChanged = true }
-            }
-        }
-        return (true, keymapChanged)
+        if count > 0 { try sync() }
+        return (true, try dispatch(readable: false))
     }
 
     func takeClicks() -> Int { 0 }

@@ -17,6 +17,8 @@ def changed(entry):
         f.write(entry.get_text())
 
 
+# A blinking caret would make two screenshots of the same state differ.
+Gtk.Settings.get_default().set_property("gtk-cursor-blink", False)
 window = Gtk.Window(title=title)
 window.set_default_size(600, 60)
 entry = Gtk.Entry()

@@ -17,11 +17,6 @@ int khw_dispatch(int readable);
 // Types one Unicode scalar (press and release on a key of the virtual keyboard's keymap, the
 // keymap uploaded again when the character is new): 0, or -1 when it has no keysym.
 int khw_type(uint32_t codepoint);
-// Makes this process's keyboard the seat's active one (a modifiers request, all released), so
-// the next key of another keyboard makes the compositor send the desktop's keymap again.
-void khw_activate(void);
-// 1 while no other keyboard has typed since this process's keyboard did (or khw_activate).
-int khw_own_keyboard_active(void);
 // Sends the requests: 0, or -1 when the connection is lost.
 int khw_flush(void);
 // Waits until the compositor has handled every request sent: 0, or -1 when the connection is lost.

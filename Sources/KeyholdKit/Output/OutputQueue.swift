@@ -58,9 +58,9 @@ public final class OutputQueue: TextHandOffOutput {
     public var onCompanionTimeout: ((OutputCompanion) -> Void)?
     /// How long key events written before a hand-off get to reach the desktop's reader (an X
     /// server reads evdev on its own thread; the companion's events take another way in). The
-    /// companion also waits for proof the keys arrived (X11: their count; Wayland: the seat
-    /// switching back to Keyhold's keyboard, which proves only the first of a burst): this pause
-    /// covers the rest of the burst.
+    /// companion also waits for proof the keys arrived (X11: their count; Wayland: a round trip
+    /// to the compositor, which has read them by its answer); this pause is for a companion
+    /// that can do neither.
     public var handOffSettleMicroseconds = 5_000
     /// How long the companion has to acknowledge one character: more than it may wait for the
     /// desktop to deliver the keys before it (`keyhold-session` waits up to 1 s).

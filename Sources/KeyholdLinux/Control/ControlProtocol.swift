@@ -20,8 +20,8 @@ import KeyholdKit
 //              {"cmd":"typed","id":7} (the desktop has delivered it: what follows may go)
 //   ("after": type only once the desktop has delivered that many of the virtual keyboard's key
 //   transitions since the previous character, or since {"event":"active"}, which the daemon
-//   sends when the companion's session comes in front; on Wayland, the companion waits for the
-//   seat to switch back to Keyhold's keyboard instead)
+//   sends when the companion's session comes in front; on Wayland, where nothing can be
+//   counted, the companion makes a round trip to the compositor instead)
 //   daemon: {"event":"callout","t":..,"action":"open","index":0,"count":7,"base":"e",
 //            "candidates":["è",...]}, then "move" (with "index", "shown") and "close": the open
 //            callout, for the picker overlay, to the companion of the session in front only
