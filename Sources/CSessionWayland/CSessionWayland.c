@@ -203,5 +203,3 @@ int khw_flush(void) {
 int khw_sync(void) { return wl_display_roundtrip(display) < 0 ? -1 : 0; }
 
 char *khw_keymap_text(void) { return desktop_keymap ? strdup(desktop_keymap) : NULL; }
-
-int khw_mapped_count(void) { return mapped_count; }

@@ -27,7 +27,5 @@ char *khw_keymap_text(void);
 // Kept small (one key type, no compatibility rules): each client compiles it whenever this
 // keyboard types after another.
 char *khw_keymap_for(const uint32_t *keysyms, int count);
-// How many characters the virtual keyboard's keymap holds.
-int khw_mapped_count(void);
 
 #endif
