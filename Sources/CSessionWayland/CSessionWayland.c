@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "CSessionWayland.h"
 #include "virtual-keyboard-unstable-v1-client-protocol.h"
+#include "wlr-foreign-toplevel-management-unstable-v1-client-protocol.h"
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -74,6 +75,8 @@ static void seat_capabilities(void *data, struct wl_seat *s, uint32_t caps) {
 static void seat_name(void *d, struct wl_seat *s, const char *n) { (void)d; (void)s; (void)n; }
 static const struct wl_seat_listener seat_listener = { seat_capabilities, seat_name };
 
+static struct zwlr_foreign_toplevel_manager_v1 *toplevels;
+static const struct zwlr_foreign_toplevel_manager_v1_listener toplevels_listener;
 static void registry_global(void *data, struct wl_registry *r, uint32_t name, const char *interface, uint32_t version) {
     (void)data;
     if (strcmp(interface, wl_seat_interface.name) == 0 && !seat) {
@@ -81,10 +84,60 @@ static void registry_global(void *data, struct wl_registry *r, uint32_t name, co
         wl_seat_add_listener(seat, &seat_listener, NULL);
     } else if (strcmp(interface, zwp_virtual_keyboard_manager_v1_interface.name) == 0 && !manager) {
         manager = wl_registry_bind(r, name, &zwp_virtual_keyboard_manager_v1_interface, 1);
+    } else if (strcmp(interface, zwlr_foreign_toplevel_manager_v1_interface.name) == 0 && !toplevels) {
+        toplevels = wl_registry_bind(r, name, &zwlr_foreign_toplevel_manager_v1_interface, 1);
+        zwlr_foreign_toplevel_manager_v1_add_listener(toplevels, &toplevels_listener, NULL);
     }
 }
 static void registry_global_remove(void *d, struct wl_registry *r, uint32_t n) { (void)d; (void)r; (void)n; }
 static const struct wl_registry_listener registry_listener = { registry_global, registry_global_remove };
+
+// ---- the active window (wlr-foreign-toplevel-management): another one activated closes a callout
+
+static struct zwlr_foreign_toplevel_handle_v1 *active_toplevel;
+static int focus_changes;
+
+// A handle's user data: whether its last state said activated, until its done.
+static void toplevel_title(void *d, struct zwlr_foreign_toplevel_handle_v1 *h, const char *t) { (void)d; (void)h; (void)t; }
+static void toplevel_app_id(void *d, struct zwlr_foreign_toplevel_handle_v1 *h, const char *a) { (void)d; (void)h; (void)a; }
+static void toplevel_output(void *d, struct zwlr_foreign_toplevel_handle_v1 *h, struct wl_output *o) { (void)d; (void)h; (void)o; }
+static void toplevel_state(void *data, struct zwlr_foreign_toplevel_handle_v1 *h, struct wl_array *states) {
+    (void)data;
+    uintptr_t activated = 0;
+    uint32_t *state;
+    wl_array_for_each(state, states) if (*state == ZWLR_FOREIGN_TOPLEVEL_HANDLE_V1_STATE_ACTIVATED) activated = 1;
+    zwlr_foreign_toplevel_handle_v1_set_user_data(h, (void *)activated);
+}
+static void toplevel_done(void *data, struct zwlr_foreign_toplevel_handle_v1 *h) {
+    (void)data;
+    int activated = zwlr_foreign_toplevel_handle_v1_get_user_data(h) != NULL;
+    if (activated && h != active_toplevel) {
+        // The first report after binding is where the focus already was, not a change.
+        if (active_toplevel) focus_changes++;
+        active_toplevel = h;
+    } else if (!activated && h == active_toplevel) {
+        active_toplevel = NULL;
+        focus_changes++;
+    }
+}
+static void toplevel_closed(void *data, struct zwlr_foreign_toplevel_handle_v1 *h) {
+    (void)data;
+    if (h == active_toplevel) active_toplevel = NULL;
+    zwlr_foreign_toplevel_handle_v1_destroy(h);
+}
+static const struct zwlr_foreign_toplevel_handle_v1_listener toplevel_listener = {
+    toplevel_title, toplevel_app_id, toplevel_output, toplevel_output, toplevel_state, toplevel_done, toplevel_closed,
+};
+static void toplevel_new(void *d, struct zwlr_foreign_toplevel_manager_v1 *m, struct zwlr_foreign_toplevel_handle_v1 *h) {
+    (void)d; (void)m;
+    zwlr_foreign_toplevel_handle_v1_add_listener(h, &toplevel_listener, NULL);
+}
+static void toplevels_finished(void *d, struct zwlr_foreign_toplevel_manager_v1 *m) {
+    (void)d;
+    zwlr_foreign_toplevel_manager_v1_destroy(m);
+    toplevels = NULL;
+}
+static const struct zwlr_foreign_toplevel_manager_v1_listener toplevels_listener = { toplevel_new, toplevels_finished };
 
 // ---- the virtual keyboard's keymap
 
@@ -145,11 +198,13 @@ void khw_close(void) {
     if (virtual_keyboard) zwp_virtual_keyboard_v1_destroy(virtual_keyboard);
     if (keyboard) wl_keyboard_destroy(keyboard);
     if (manager) zwp_virtual_keyboard_manager_v1_destroy(manager);
+    if (toplevels) zwlr_foreign_toplevel_manager_v1_destroy(toplevels);   // handles go with the connection
     if (seat) wl_seat_destroy(seat);
     if (registry) wl_registry_destroy(registry);
     wl_display_flush(display);
     wl_display_disconnect(display);
     display = NULL; registry = NULL; seat = NULL; keyboard = NULL; manager = NULL; virtual_keyboard = NULL;
+    toplevels = NULL; active_toplevel = NULL; focus_changes = 0;
     free(desktop_keymap);
     desktop_keymap = NULL;
 }
@@ -203,3 +258,11 @@ int khw_flush(void) {
 int khw_sync(void) { return wl_display_roundtrip(display) < 0 ? -1 : 0; }
 
 char *khw_keymap_text(void) { return desktop_keymap ? strdup(desktop_keymap) : NULL; }
+
+int khw_follows_focus(void) { return toplevels != NULL; }
+
+int khw_take_focus_changes(void) {
+    int n = focus_changes;
+    focus_changes = 0;
+    return n;
+}

@@ -31,6 +31,8 @@ static int xi_opcode = -1;
 static int followed_device = -1;
 static uint64_t transitions_seen;
 static int clicks;   // pointer button presses (not wheel) since khx_take_clicks
+static int focus_changes;   // the keyboard focus moved to another top-level window
+static XErrorHandler previous_error_handler;
 
 static int64_t now_ns(void) {
     struct timespec ts;
@@ -94,6 +96,26 @@ static uint64_t fingerprint(void) {
     return hash;
 }
 
+// A window may be gone before the FocusChangeMask selected on it arrives: that BadWindow is
+// expected, not a reason to exit (Xlib's default). Errors on other displays go on as before.
+static int ignore_gone_windows(Display *d, XErrorEvent *e) {
+    if (d == dpy && e->error_code == BadWindow) return 0;
+    return previous_error_handler ? previous_error_handler(d, e) : 0;
+}
+
+// Focus events come to the window that gets or loses the focus (or its ancestors): every
+// top-level window is selected, and every new one as it is created (root's CreateNotify).
+static void follow_focus(void) {
+    Window root = DefaultRootWindow(dpy), parent, *children = NULL;
+    unsigned count = 0;
+    previous_error_handler = XSetErrorHandler(ignore_gone_windows);
+    XSelectInput(dpy, root, SubstructureNotifyMask);
+    if (XQueryTree(dpy, root, &root, &parent, &children, &count)) {
+        for (unsigned i = 0; i < count; i++) XSelectInput(dpy, children[i], FocusChangeMask);
+        if (children) XFree(children);
+    }
+}
+
 int khx_open(void) {
     dpy = XOpenDisplay(NULL);
     if (!dpy) return -1;
@@ -107,6 +129,7 @@ int khx_open(void) {
     find_spares();
     if (spare_count == 0) { khx_close(); return -4; }
     keymap_fingerprint = fingerprint();
+    follow_focus();
     XSync(dpy, False);
     return ConnectionNumber(dpy);
 }
@@ -210,6 +233,12 @@ int khx_take_clicks(void) {
     return n;
 }
 
+int khx_take_focus_changes(void) {
+    int n = focus_changes;
+    focus_changes = 0;
+    return n;
+}
+
 int khx_reset_count(void) {
     int replaced = khx_dispatch();
     transitions_seen = 0;
@@ -242,6 +271,13 @@ static int read_events(void) {
             // XTEST): which it was, the keysyms say.
             XkbEvent *xkb = (XkbEvent *)&event;
             if (xkb->any.xkb_type == XkbNewKeyboardNotify || xkb->any.xkb_type == XkbMapNotify) replaced = 1;
+        } else if (event.type == CreateNotify) {
+            if (event.xcreatewindow.parent == DefaultRootWindow(dpy)) XSelectInput(dpy, event.xcreatewindow.window, FocusChangeMask);
+        } else if (event.type == FocusIn) {
+            // Into another top-level (or a window inside it: "virtual"); not the focus moving
+            // within one, and not a keyboard grab (a menu) starting or ending.
+            int detail = event.xfocus.detail;
+            if (event.xfocus.mode == NotifyNormal && (detail == NotifyNonlinear || detail == NotifyNonlinearVirtual)) focus_changes++;
         } else if (event.type == MappingNotify) {
             XRefreshKeyboardMapping(&event.xmapping);
             replaced = 1;

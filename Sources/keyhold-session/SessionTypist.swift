@@ -27,6 +27,9 @@ protocol SessionTypist: AnyObject {
     /// Pointer clicks anywhere in the session since the last call (0 where the backend cannot
     /// see them: a Wayland client sees only its own surfaces').
     func takeClicks() -> Int
+    /// How often another window got the keyboard focus since the last call (0 where the backend
+    /// cannot see it: a Wayland compositor without wlr-foreign-toplevel-management).
+    func takeFocusChanges() -> Int
     /// The desktop's keymap as XKB text, nil until known.
     func keymapText() -> String?
     /// Puts the desktop back as it was (when stopping).

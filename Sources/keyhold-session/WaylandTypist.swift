@@ -38,7 +38,9 @@ final class WaylandTypist: SessionTypist {
 
     deinit { khw_close() }
 
-    var summary: String { "a virtual keyboard with a keymap of its own" }
+    var summary: String {
+        "a virtual keyboard with a keymap of its own" + (khw_follows_focus() != 0 ? ", following the active window" : "")
+    }
 
     func dispatch(readable: Bool) throws(DisplayLost) -> Bool {
         let rc = khw_dispatch(readable ? 1 : 0)
@@ -69,6 +71,7 @@ final class WaylandTypist: SessionTypist {
     }
 
     func takeClicks() -> Int { 0 }
+    func takeFocusChanges() -> Int { Int(khw_take_focus_changes()) }
 
     /// The characters are on a keyboard of their own, not on the desktop's keymap.
     var temporaryKeycodes: [Int] { [] }

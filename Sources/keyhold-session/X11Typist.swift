@@ -77,6 +77,7 @@ final class X11Typist: SessionTypist {
     }
 
     func takeClicks() -> Int { Int(khx_take_clicks()) }
+    func takeFocusChanges() -> Int { Int(khx_take_focus_changes()) }
 
     /// Reads what the X server sent (Xlib also holds events it read while waiting for a reply);
     /// true when the desktop replaced the keymap.

@@ -27,5 +27,9 @@ char *khw_keymap_text(void);
 // Kept small (one key type, no compatibility rules): each client compiles it whenever this
 // keyboard types after another.
 char *khw_keymap_for(const uint32_t *keysyms, int count);
+// Whether the compositor reports the active window (zwlr_foreign_toplevel_manager_v1).
+int khw_follows_focus(void);
+// How often another window became active (or none) since the last call.
+int khw_take_focus_changes(void);
 
 #endif

@@ -35,6 +35,8 @@ uint64_t khx_transitions_seen(void);
 // Pointer button presses (any pointer, anywhere) read since the last call (needs
 // khx_follow_device to have set up XInput 2).
 int khx_take_clicks(void);
+// How often the keyboard focus moved into another top-level window since the last call.
+int khx_take_focus_changes(void);
 // Reads the X events waiting, then counts from zero again. Returns what khx_dispatch returned.
 int khx_reset_count(void);
 // The keymap as XKB text (malloc'd; the caller frees it), or NULL.
