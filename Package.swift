@@ -49,12 +49,13 @@ let package = Package(
             exclude: ["protocols"],
             linkerSettings: [.linkedLibrary("wayland-client"), .linkedLibrary("xkbcommon")]
         ),
-        // Its picker overlay: GTK 3 and gtk-layer-shell (include paths through pkg-config).
+        // Its picker overlay: GTK 3, gtk-layer-shell and AT-SPI for the caret (include paths through pkg-config).
         .systemLibrary(name: "CGtkLayerShell", pkgConfig: "gtk-layer-shell-0", providers: [.apt(["libgtk-layer-shell-dev"])]),
+        .systemLibrary(name: "CAtspi", pkgConfig: "atspi-2", providers: [.apt(["libatspi2.0-dev"])]),
         .target(
             name: "CSessionOverlay",
-            dependencies: ["CGtkLayerShell"],
-            linkerSettings: [.linkedLibrary("gtk-layer-shell"), .linkedLibrary("gtk-3"), .linkedLibrary("gdk-3"),
+            dependencies: ["CGtkLayerShell", "CAtspi"],
+            linkerSettings: [.linkedLibrary("gtk-layer-shell"), .linkedLibrary("gtk-3"), .linkedLibrary("gdk-3"), .linkedLibrary("atspi"),
                              .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]
         ),
         // keyhold-session: runs in a user's graphical session, types what the daemon hands it.

@@ -4,7 +4,7 @@
 set -euo pipefail
 pkgs=(pkg-config libevdev-dev libudev-dev libxkbcommon-dev xkb-data libasound2-dev libsystemd-dev unicode-cldr-core
       libx11-dev libxtst-dev libxi-dev libx11-xcb-dev libxkbcommon-x11-dev libwayland-dev libwayland-bin
-      libgtk-3-dev libgtk-layer-shell-dev)
+      libgtk-3-dev libgtk-layer-shell-dev libatspi2.0-dev)
 if [ "${1:-}" = "--e2e" ]; then
   pkgs+=(qemu-system-x86 busybox-static kmod udev kbd interception-tools)
   # The desktop suite: a real X server (dummy video, libinput), a GTK 3 entry, xterm; the guest
@@ -15,6 +15,9 @@ if [ "${1:-}" = "--e2e" ]; then
   pkgs+=(sway foot)
   # The picker's screenshots: grim (sway), xwd (X11), ImageMagick to crop and compare, tesseract to read them.
   pkgs+=(grim x11-apps imagemagick tesseract-ocr tesseract-ocr-eng)
+  # The picker at the caret (AT-SPI: the accessibility bus on the user's session bus),
+  # and the companion's sounds captured from snd-aloop.
+  pkgs+=(at-spi2-core dbus-user-session alsa-utils)
 fi
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

@@ -1,12 +1,14 @@
 #include "CSessionOverlay.h"
+#include "CaretLocator.h"
 #include <gtk/gtk.h>
 #include <gtk-layer-shell/gtk-layer-shell.h>
 #include <string.h>
 
-enum { MAX_CELLS = 40, MAX_FDS = 32, BOTTOM_MARGIN = 96 };
+enum { MAX_CELLS = 40, MAX_FDS = 32, BOTTOM_MARGIN = 96, CARET_GAP = 6 };
 
 static GMainContext *context;
 static int layer_shell;
+static int follows_caret;   // X11 with an accessibility bus: screen coordinates of the caret
 static GtkWidget *window, *row;
 static GtkWidget *cells[MAX_CELLS];
 static int cell_count;
@@ -38,8 +40,13 @@ int kho_init(void) {
     gtk_style_context_add_provider_for_screen(gdk_screen_get_default(), GTK_STYLE_PROVIDER(provider),
                                               GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
     g_object_unref(provider);
+    // A Wayland client cannot place a surface at screen coordinates; an override-redirect
+    // window can.
+    if (!layer_shell) follows_caret = khc_start();
     return 1;
 }
+
+int kho_follows_caret(void) { return follows_caret; }
 
 void kho_warm_up(void) {
     // The first picker loads the theme and fonts: done here, not while a key waits behind it.
@@ -128,18 +135,32 @@ void kho_present(int selected) {
     kho_select(selected);
     gtk_widget_show_all(row);
     if (!layer_shell) {
-        // Bottom centre of the monitor under the pointer.
         GdkDisplay *display = gdk_display_get_default();
-        GdkDevice *pointer = gdk_seat_get_pointer(gdk_display_get_default_seat(display));
-        int x = 0, y = 0;
-        if (pointer) gdk_device_get_position(pointer, NULL, &x, &y);
+        GtkRequisition size;
+        gtk_widget_get_preferred_size(window, NULL, &size);
+        int cx, cy, cw, ch, x = 0, y = 0;
+        int at_caret = follows_caret && khc_caret(&cx, &cy, &cw, &ch);
+        if (at_caret) { x = cx; y = cy; }
+        else {
+            GdkDevice *pointer = gdk_seat_get_pointer(gdk_display_get_default_seat(display));
+            if (pointer) gdk_device_get_position(pointer, NULL, &x, &y);
+        }
         GdkMonitor *monitor = gdk_display_get_monitor_at_point(display, x, y);
         GdkRectangle area = { 0, 0, 800, 600 };
         if (monitor) gdk_monitor_get_workarea(monitor, &area);
-        GtkRequisition size;
-        gtk_widget_get_preferred_size(window, NULL, &size);
-        gtk_window_move(GTK_WINDOW(window), area.x + (area.width - size.width) / 2,
-                        area.y + area.height - size.height - BOTTOM_MARGIN);
+        if (at_caret) {
+            // Below the character, its left edge under it; above when there is no room below;
+            // kept on the monitor.
+            y = cy + ch + CARET_GAP;
+            if (y + size.height > area.y + area.height) y = cy - CARET_GAP - size.height;
+            x = CLAMP(cx, area.x, area.x + area.width - size.width);
+            y = CLAMP(y, area.y, area.y + area.height - size.height);
+        } else {
+            // Bottom centre of the monitor under the pointer.
+            x = area.x + (area.width - size.width) / 2;
+            y = area.y + area.height - size.height - BOTTOM_MARGIN;
+        }
+        gtk_window_move(GTK_WINDOW(window), x, y);
     }
     gtk_widget_show(window);
 }

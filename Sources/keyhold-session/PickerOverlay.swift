@@ -35,6 +35,8 @@ final class PickerOverlay {
     func hide() { kho_hide() }
 
     var isVisible: Bool { kho_visible() == 1 }
+    /// Placed at the text caret where applications report it (X11 with AT-SPI), else bottom centre.
+    var followsCaret: Bool { kho_follows_caret() == 1 }
     /// Whether the pointer is over the picker (a click there is the picker's own).
     var pointerInside: Bool { kho_pointer_inside() == 1 }
     /// The candidate clicked since the last call (0: the base character).

@@ -30,5 +30,8 @@ int kho_pointer_inside(void);
 int kho_prepare(struct pollfd *fds, int max, int *timeout_ms);
 // After the poll: `fds` as kho_prepare filled them, with revents set; runs what is ready.
 void kho_dispatch(struct pollfd *fds, int count);
+// 1 when the picker is placed at the text caret where applications report it (X11 with the
+// AT-SPI accessibility bus); else it shows at the bottom centre.
+int kho_follows_caret(void);
 
 #endif

@@ -1,0 +1,50 @@
+#include "CaretLocator.h"
+#include <atspi/atspi.h>
+
+// Where the text caret is, as the application says through AT-SPI: the picker is placed next to
+// it. The accessible that last gained focus is kept (a focus listener, so applications report
+// focus changes only, not every caret move); its caret is asked for when a callout opens.
+
+static AtspiAccessible *focused;
+static int started;
+
+static void focus_changed(AtspiEvent *event, void *data) {
+    (void)data;
+    if (event->detail1 && event->source) {
+        if (focused) g_object_unref(focused);
+        focused = g_object_ref(event->source);
+    }
+    g_boxed_free(ATSPI_TYPE_EVENT, event);
+}
+
+int khc_start(void) {
+    if (started) return 1;
+    if (atspi_init() > 1) return 0;   // 0: started, 1: already; more: no accessibility bus
+    // A call answered late must not hold a character up: the bottom centre serves then.
+    atspi_set_timeout(100, 1000);
+    AtspiEventListener *listener = atspi_event_listener_new(focus_changed, NULL, NULL);
+    if (!atspi_event_listener_register(listener, "object:state-changed:focused", NULL)) return 0;
+    started = 1;
+    return 1;
+}
+
+int khc_caret(int *x, int *y, int *width, int *height) {
+    if (!focused) return 0;
+    AtspiText *text = atspi_accessible_get_text_iface(focused);
+    if (!text) return 0;
+    int found = 0;
+    GError *error = NULL;
+    gint offset = atspi_text_get_caret_offset(text, &error);
+    if (!error && offset >= 0) {
+        // The character before the caret: the one the callout replaces.
+        AtspiRect *r = atspi_text_get_character_extents(text, offset > 0 ? offset - 1 : 0, ATSPI_COORD_TYPE_SCREEN, &error);
+        if (!error && r && r->width >= 0 && r->height > 0 && r->x >= 0 && r->y >= 0) {
+            *x = r->x; *y = r->y; *width = r->width; *height = r->height;
+            found = 1;
+        }
+        if (r) g_free(r);
+    }
+    if (error) g_error_free(error);
+    g_object_unref(text);
+    return found;
+}
