@@ -12,7 +12,11 @@ final class Companion {
     let controlPath: String
     /// The picker on screen; nil where the session cannot show one.
     let overlay: PickerOverlay?
+    /// The daemon's audio feedback, played through the session's sound server.
+    let sound: SessionSound
     private var connection: ControlClient?
+    /// A callout is open (the daemon said so), whether or not the picker shows it.
+    private var calloutOpen = false
     private var reportedKeymap: String?
     private var keymapMayHaveChanged = true
     /// When to try connecting again (monotonic ms); nil: not waiting on a timer.
@@ -27,9 +31,10 @@ final class Companion {
     /// waits 1.5 s for the acknowledgement).
     static let orderTimeoutMilliseconds: Int64 = 1_000
 
-    init(typist: SessionTypist, overlay: PickerOverlay?, controlPath: String) {
+    init(typist: SessionTypist, overlay: PickerOverlay?, sound: SessionSound, controlPath: String) {
         self.typist = typist
         self.overlay = overlay
+        self.sound = sound
         self.controlPath = controlPath
     }
 
@@ -40,6 +45,7 @@ final class Companion {
         } catch {
             Log.notice("\(error)")
         }
+        sound.close()
         typist.restore()
     }
 
@@ -124,6 +130,7 @@ final class Companion {
 
     private func disconnected(_ why: String) {
         connection = nil
+        calloutOpen = false
         overlay?.hide()
         Log.notice("daemon connection closed (\(why)); reconnecting")
         retryDelay = 500
@@ -173,7 +180,14 @@ final class Companion {
             // The daemon writes nothing until it has the answer: the next count starts here.
             if try typist.resetCount() { keymapMayHaveChanged = true }
             do { try connection?.send(.typed(id: UInt64(id), delivered: true)) } catch { disconnected("\(error)") }
+        } else if message["event"]?.stringValue == "sound" {
+            sound.play(message)
         } else if message["event"]?.stringValue == "callout" {
+            switch message["action"]?.stringValue {
+            case "open": calloutOpen = true
+            case "close": calloutOpen = false
+            default: break
+            }
             overlay?.handle(message)
         } else if message["event"]?.stringValue == "active" {
             // In front again: count the virtual keyboard's transitions from here, as the daemon does.
@@ -198,18 +212,19 @@ final class Companion {
         }
     }
 
-    /// A click on a candidate picks it; a click anywhere else closes the callout (DESIGN.md: no
-    /// later key may edit another field).
+    /// A click on a candidate picks it; a click anywhere else, or another window getting the
+    /// keyboard focus, closes the callout (DESIGN.md: no later key may edit another field).
     private func reportPicker() {
-        let clicks = typist.takeClicks()
-        guard let overlay, let connection else { return }
+        let clicks = typist.takeClicks(), focusChanges = typist.takeFocusChanges(), pick = overlay?.takePick()
+        guard let connection, calloutOpen else { return }
         var request: ControlRequest?
-        if let index = overlay.takePick() {
+        if let index = pick {
             request = .pick(index: index)
-        } else if clicks > 0, overlay.isVisible, !overlay.pointerInside {
+        } else if focusChanges > 0 || (clicks > 0 && overlay?.pointerInside != true) {
             request = .dismiss
         }
         guard let request else { return }
+        calloutOpen = false   // whatever else comes before the daemon's close is not sent again
         do { try connection.send(request) } catch { disconnected("\(error)") }
     }
 

@@ -6,24 +6,30 @@ import KeyholdLinux
 // or the XDG autostart entry; one runs per session, a second start exits at once.
 
 let usage = """
-    usage: keyhold-session [--control PATH]
+    usage: keyhold-session [--control PATH] [--audio-device PCM]
 
     Keyhold's companion in your graphical session: it connects to the keyhold daemon, reports
     your desktop's keymap and types the characters your layout lacks (Wayland: a virtual keyboard;
-    X11: XTest). Started by
-    systemd's keyhold-session.service or your desktop's autostart; you never need to run it.
+    X11: XTest), shows the accent picker and plays the key sounds through your session's sound
+    server. Started by systemd's keyhold-session.service or your desktop's autostart; you never
+    need to run it.
 
-      --control PATH   the daemon's control socket (default $KEYHOLD_CONTROL or /run/keyhold/control)
+      --control PATH        the daemon's control socket (default $KEYHOLD_CONTROL or /run/keyhold/control)
+      --audio-device PCM    the ALSA device key sounds play on (default: default, your sound server)
     """
 
 Log.program = "keyhold-session"
 var controlPath = ControlSocketPath.forClient()
+var audioDevice = "default"
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
     case "--control":
         guard let path = arguments.popFirst() else { print(usage); exit(64) }
         controlPath = path
+    case "--audio-device":
+        guard let device = arguments.popFirst(), !device.isEmpty else { print(usage); exit(64) }
+        audioDevice = device
     case "-h", "--help":
         print(usage)
         exit(0)
@@ -82,7 +88,9 @@ signal(SIGPIPE, SIG_IGN)
 // The picker overlay: GTK on the same display (its own connection).
 let overlay = PickerOverlay()
 if overlay == nil { Log.notice("no picker overlay in this session (no wlr-layer-shell on this Wayland compositor)") }
-let companion = Companion(typist: typist, overlay: overlay, controlPath: controlPath)
+else if overlay?.followsCaret == true { Log.info("the picker shows at the text caret where applications report it (AT-SPI)") }
+let companion = Companion(typist: typist, overlay: overlay, sound: SessionSound(device: audioDevice),
+                          controlPath: controlPath)
 companion.run { stopRequested != 0 }
 Log.info("stopping; the keymap is as the desktop made it")
 exit(0)

@@ -405,3 +405,32 @@ extension AudioEngineTests {
         XCTAssertEqual(out.frameCount, 100 * FeedbackSounds.render(.input, volume: 0.5)!.frameCount)
     }
 }
+
+/// The daemon's sounds go to the companion in front while there is one, else to its own engine.
+final class SessionAudioEngineTests: XCTestCase {
+    final class Recorder: AudioFeedbackEngine {
+        var played: [AudioFeedback] = []
+        func play(_ feedback: AudioFeedback) { played.append(feedback) }
+    }
+
+    func testSoundsFollowTheCompanion() {
+        let local = Recorder()
+        let engine = SessionAudioEngine(local: local)
+        var companionHas: [AudioFeedback] = []
+        var companionConnected = true
+        engine.companion = { sound in
+            guard companionConnected else { return false }
+            companionHas.append(sound)
+            return true
+        }
+        engine.play(.input)
+        engine.play(.none)
+        engine.play(.system)
+        companionConnected = false
+        engine.play(.delete)
+        engine.companion = nil
+        engine.play(.custom(path: "/x.wav"))
+        XCTAssertEqual(companionHas, [.input, .system])
+        XCTAssertEqual(local.played, [.delete, .custom(path: "/x.wav")])
+    }
+}

@@ -242,12 +242,22 @@ final class ControlServerTests: XCTestCase {
         XCTAssertEqual(event["text"]?.stringValue, "é")
         try client.sendRaw(Array((ControlRequest.typed(id: 7, delivered: false).line + ControlRequest.typed(id: 7, delivered: true).line).utf8))
         XCTAssertTrue(waitUntil(5) { loop.sync { handler.typed == ["7 written", "7 delivered"] } })
+        // A sound for the session's sound server: its name, volume and the daemon's clock.
+        let before = FeedbackClock.nanoseconds()
+        XCTAssertTrue(loop.sync { server.sendSound(.system, volume: 0.25, to: handler.connected[0]) })
+        let sound = try client.readReply()
+        XCTAssertEqual(sound["event"]?.stringValue, "sound")
+        XCTAssertEqual(sound["sound"]?.stringValue, "system")
+        XCTAssertEqual(sound["volume"]?.doubleValue, 0.25)
+        XCTAssertGreaterThanOrEqual(UInt64(try XCTUnwrap(sound["at"]?.intValue)), before)
         // The picker clicked on candidate 3, then a click elsewhere.
         try client.sendRaw(Array((ControlRequest.pick(index: 3).line + ControlRequest.dismiss.line).utf8))
         XCTAssertTrue(waitUntil(5) { loop.sync { handler.picks == [3] && handler.dismissals == 1 } })
 
         shutdown(client.fd, Int32(SHUT_RDWR))
         XCTAssertTrue(waitUntil(5) { loop.sync { handler.disconnected } })
+        XCTAssertFalse(loop.sync { server.sendSound(.input, volume: 0.5, to: handler.connected[0]) },
+                       "no connection: the daemon plays the sound itself")
     }
 
     /// The companion in front gets the open callout with its content, its moves and its close;

@@ -488,6 +488,25 @@ public final class ControlServer: EngineObserver {
         enqueue(client, typeLine.bytes, now: true)
     }
 
+    private var soundLine = JSONWriter(capacity: 96)
+
+    /// `{"event":"sound","sound":NAME,"volume":V,"at":NS}` to `companion`'s connection, now: the
+    /// companion plays it through the session's sound server. `at` (CLOCK_MONOTONIC ns) lets it
+    /// measure the whole delay. False when the companion has no open connection.
+    func sendSound(_ sound: AudioFeedback, volume: Double, to companion: SessionCompanion) -> Bool {
+        guard let client = connection(of: companion) else { return false }
+        soundLine.reset()
+        soundLine.beginObject()
+        soundLine.key("event"); soundLine.rawString("sound")
+        soundLine.key("sound"); soundLine.string(sound.configString)
+        soundLine.key("volume"); soundLine.double(volume)
+        soundLine.key("at"); soundLine.int(Int(truncatingIfNeeded: FeedbackClock.nanoseconds()))
+        soundLine.endObject()
+        soundLine.newline()
+        enqueue(client, soundLine.bytes, now: true)
+        return true
+    }
+
     /// A callout event to `companion` (`{"event":"callout",...}` as a monitor with content sees it).
     private func sendCallout(_ event: CalloutEvent, _ time: Timestamp, to companion: SessionCompanion) {
         guard let client = connection(of: companion) else { return }

@@ -211,8 +211,14 @@ public final class KeyholdDaemon {
         let controller = controllerType.init(configuration: configuration, output: outputQueue, layout: activeLayout)
         let services = controller.services
         if feedback?.settings != configuration.feedback {
-            feedback = (configuration.feedback, LinuxFeedbackEngines.audio(for: configuration.feedback),
-                        LinuxFeedbackEngines.haptic(for: configuration.feedback))
+            var audio = LinuxFeedbackEngines.audio(for: configuration.feedback)
+            if configuration.feedback.isAudioEnabled {
+                // In a graphical session its companion plays the sounds (the session's sound server).
+                let routed = SessionAudioEngine(local: audio)
+                routed.companion = { [unowned self] in self.playInSession($0) }
+                audio = routed
+            }
+            feedback = (configuration.feedback, audio, LinuxFeedbackEngines.haptic(for: configuration.feedback))
         }
         if let feedback {
             services.audioEngine = feedback.audio
@@ -231,6 +237,12 @@ public final class KeyholdDaemon {
         engine.observer = control
         prepareEngine?(engine)
         self.engine = engine
+    }
+
+    /// Sends a sound to the companion in front; false when there is none.
+    private func playInSession(_ sound: AudioFeedback) -> Bool {
+        guard let activeCompanion, let control else { return false }
+        return control.sendSound(sound, volume: configuration.feedback.audioVolume, to: activeCompanion)
     }
 
     private var target: OutputTarget { outputTarget?.target ?? OutputTarget(kind: .unknown, source: "not watched") }
@@ -655,7 +667,8 @@ extension KeyholdDaemon: ControlHandler {
     }
 
     public func companionDismissedCallout(_ companion: SessionCompanion) {
-        guard companion === activeCompanion else { return }
+        guard companion === activeCompanion, engine.services.calloutContext.isOpen else { return }
+        Log.info("the session closed the callout (a click elsewhere or another window focused)")
         engine.dismissCallout()
     }
 

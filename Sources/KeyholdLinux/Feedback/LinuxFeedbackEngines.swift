@@ -8,7 +8,15 @@ import KeyholdKit
 public enum LinuxFeedbackEngines {
     public static func audio(for settings: KeyboardFeedbackSettings,
                              log: @escaping FeedbackLogger = FeedbackLog.standard) -> AudioFeedbackEngine {
-        settings.isAudioEnabled ? ALSAAudioEngine(settings: settings, log: log) : SilentAudioEngine()
+        guard settings.isAudioEnabled else { return SilentAudioEngine() }
+        // With KEYHOLD_DEBUG=1, each sound's delay (the desktop suite's benchmark reads it).
+        var trace: (@Sendable (ALSAAudioEngine.Playback) -> Void)?
+        if Log.maximumLevel >= .debug { trace = { traceDelay($0) } }
+        return ALSAAudioEngine(settings: settings, log: log, onFirstFrame: trace)
+    }
+
+    @Sendable private static func traceDelay(_ playback: ALSAAudioEngine.Playback) {
+        Log.debug("audio: \(playback.feedback.configString) played, first frame \(playback.delayNanoseconds / 1_000) µs after the key (daemon)")
     }
 
     public static func haptic(for settings: KeyboardFeedbackSettings,

@@ -1,0 +1,58 @@
+import Glibc
+import KeyholdKit
+import KeyholdLinux
+import Synchronization
+
+/// Plays the daemon's audio feedback through the session's own sound server (ALSA `default`,
+/// which is PipeWire or PulseAudio on a desktop), so the system service needs no sound card
+/// (DESIGN.md, Feedback). The PCM opens on the first sound and stays open; ALSA's audio thread
+/// writes it, so the companion's loop never waits on the sound card.
+final class SessionSound {
+    /// The ALSA PCM sounds play on: `default` unless `--audio-device` names another.
+    let device: String
+    private var engine: ALSAAudioEngine?
+    private var volume = -1.0
+    private let requestedAt: Tracer
+
+    init(device: String) {
+        self.device = device
+        requestedAt = Tracer()
+    }
+
+    /// `{"event":"sound","sound":NAME,"volume":V,"at":NS}` from the daemon.
+    func play(_ message: JSONValue) {
+        guard let name = message["sound"]?.stringValue, let sound = AudioFeedback(configString: name) else { return }
+        let volume = message["volume"]?.doubleValue ?? 0.5
+        if engine == nil || volume != self.volume {
+            // A new volume re-renders the sounds: rare (a reload), so the engine is simply rebuilt.
+            engine?.close()
+            self.volume = volume
+            let tracer = requestedAt
+            var trace: (@Sendable (ALSAAudioEngine.Playback) -> Void)?
+            if Log.maximumLevel >= .debug { trace = { tracer.log($0) } }
+            engine = ALSAAudioEngine(options: .init(device: device, volume: volume), onFirstFrame: trace)
+        }
+        if let at = message["at"]?.intValue {
+            requestedAt.received.store(FeedbackClock.nanoseconds(), ordering: .releasing)
+            requestedAt.at.store(UInt64(truncatingIfNeeded: at), ordering: .releasing)
+        }
+        engine?.play(sound)
+    }
+
+    func close() {
+        engine?.close()
+        engine = nil
+    }
+
+    /// With KEYHOLD_DEBUG=1, each sound's delay from the daemon's request to the first frame, and
+    /// the part of it the request took to reach this process.
+    final class Tracer: Sendable {
+        let at = Atomic<UInt64>(0), received = Atomic<UInt64>(0)
+        func log(_ playback: ALSAAudioEngine.Playback) {
+            let at = self.at.load(ordering: .acquiring), received = self.received.load(ordering: .acquiring)
+            guard at > 0, playback.firstFrameAt >= at, received >= at else { return }
+            Log.debug("audio: \(playback.feedback.configString) played, first frame \((playback.firstFrameAt - at) / 1_000) µs after the key"
+                      + " (session; \((received - at) / 1_000) µs to reach the companion)")
+        }
+    }
+}
