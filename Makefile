@@ -2,11 +2,12 @@
 #
 #   make                         release build (swift build -c release)
 #   sudo make install            install the Debian build packages (scripts/install-deps.sh),
-#                                build, install, create the keyhold group, reload udev and
+#                                build (as you, not root), install, create the keyhold user and
+#                                group, reload udev and
 #                                systemd, enable and start keyhold.service, and enable the
 #                                session companion (keyhold-session) for every graphical session
 #   sudo make install-files BINARY=path/to/keyhold   the same with a binary built elsewhere
-#   sudo make uninstall          stop, disable and remove everything but /etc/keyhold and the group
+#   sudo make uninstall          stop, disable and remove everything but /etc/keyhold
 #
 # Knobs: PREFIX (/usr/local), DESTDIR (staging root for packages: nothing is run, nothing is
 # started), NO_START=1 (install and reload, but do not enable or start the service), SWIFT,
@@ -39,8 +40,14 @@ UDEVADM      ?= udevadm
 
 all: build
 
+# Under sudo the build runs as the user who called it: root only installs.
 build:
-	$(SWIFT) build -c release $(SWIFT_FLAGS)
+	@if [ "$$(id -u)" = 0 ] && [ -n "$$SUDO_USER" ] && [ "$$SUDO_USER" != root ]; then \
+	  echo "runuser -u $$SUDO_USER -- $(SWIFT) build -c release $(SWIFT_FLAGS)"; \
+	  runuser -u "$$SUDO_USER" -- $(SWIFT) build -c release $(SWIFT_FLAGS); \
+	else \
+	  echo "$(SWIFT) build -c release $(SWIFT_FLAGS)"; $(SWIFT) build -c release $(SWIFT_FLAGS); \
+	fi
 
 # The Debian packages the build links against (libevdev, libudev, xkbcommon, ALSA, libsystemd).
 deps:
@@ -53,9 +60,8 @@ install-files:
 	$(INSTALL) -D -m 0755 "$(BINARY)" "$(DESTDIR)$(BINDIR)/keyhold"
 	$(INSTALL) -d -m 0755 "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)$(USERUNITDIR)"
 	sed 's|/usr/local/bin/keyhold|$(BINDIR)/keyhold|g' systemd/keyhold.service > "$(DESTDIR)$(UNITDIR)/keyhold.service"
-	sed 's|/usr/local/bin/keyhold|$(BINDIR)/keyhold|g' systemd/keyhold-user.service > "$(DESTDIR)$(USERUNITDIR)/keyhold.service"
-	chmod 0644 "$(DESTDIR)$(UNITDIR)/keyhold.service" "$(DESTDIR)$(USERUNITDIR)/keyhold.service"
-	$(INSTALL) -D -m 0644 udev/70-keyhold.rules "$(DESTDIR)$(UDEVRULESDIR)/70-keyhold.rules"
+	chmod 0644 "$(DESTDIR)$(UNITDIR)/keyhold.service"
+	$(INSTALL) -D -m 0644 udev/75-keyhold.rules "$(DESTDIR)$(UDEVRULESDIR)/75-keyhold.rules"
 	$(INSTALL) -D -m 0644 udev/50-keyhold.quirks "$(DESTDIR)$(QUIRKSDIR)/50-keyhold.quirks"
 	$(INSTALL) -D -m 0644 systemd/keyhold.sysusers.conf "$(DESTDIR)$(SYSUSERSDIR)/keyhold.conf"
 	$(INSTALL) -D -m 0644 systemd/keyhold-modules.conf "$(DESTDIR)$(MODULESDIR)/keyhold.conf"
@@ -84,9 +90,17 @@ install-files:
 # Makes the installed files take effect on this machine (run by install-files without DESTDIR).
 activate:
 	systemd-sysusers "$(SYSUSERSDIR)/keyhold.conf"
+	@# An older install gave group keyhold every keyboard and /dev/uinput, and had a user service:
+	@# gone, with the ACL entries it left on the device nodes.
+	@if [ -e "$(UDEVRULESDIR)/70-keyhold.rules" ] || [ -e "$(USERUNITDIR)/keyhold.service" ]; then \
+	  echo "removing the old layout: 70-keyhold.rules, the keyhold user service, group keyhold's device ACLs"; \
+	  $(SYSTEMCTL) --global disable keyhold.service 2>/dev/null || true; \
+	  rm -f "$(UDEVRULESDIR)/70-keyhold.rules" "$(USERUNITDIR)/keyhold.service"; \
+	  for node in /dev/input/event* /dev/uinput; do setfacl -x g:keyhold "$$node" 2>/dev/null || true; done; \
+	fi
 	-modprobe uinput
 	$(UDEVADM) control --reload
-	$(UDEVADM) trigger --action=change --subsystem-match=input --subsystem-match=misc
+	$(UDEVADM) trigger --action=change --subsystem-match=input --subsystem-match=misc --subsystem-match=sound
 	-$(UDEVADM) settle --timeout=15
 	$(SYSTEMCTL) daemon-reload
 	@if [ -e "$(USERUNITDIR)/keyhold-session.service" ]; then $(SYSTEMCTL) --global enable keyhold-session.service; fi
@@ -106,10 +120,12 @@ uninstall:
 	rm -f "$(DESTDIR)$(BINDIR)/keyhold" "$(DESTDIR)$(BINDIR)/keyhold-session" \
 	  "$(DESTDIR)$(USERUNITDIR)/keyhold-session.service" "$(DESTDIR)$(AUTOSTARTDIR)/keyhold-session.desktop" \
 	  "$(DESTDIR)$(UNITDIR)/keyhold.service" "$(DESTDIR)$(USERUNITDIR)/keyhold.service" \
-	  "$(DESTDIR)$(UDEVRULESDIR)/70-keyhold.rules" "$(DESTDIR)$(QUIRKSDIR)/50-keyhold.quirks" \
+	  "$(DESTDIR)$(UDEVRULESDIR)/75-keyhold.rules" "$(DESTDIR)$(UDEVRULESDIR)/70-keyhold.rules" "$(DESTDIR)$(QUIRKSDIR)/50-keyhold.quirks" \
 	  "$(DESTDIR)$(SYSUSERSDIR)/keyhold.conf" "$(DESTDIR)$(MODULESDIR)/keyhold.conf"
 	@if [ -z "$(DESTDIR)" ]; then \
 	  $(UDEVADM) control --reload; $(SYSTEMCTL) daemon-reload; \
-	  $(UDEVADM) trigger --action=change --subsystem-match=input --subsystem-match=misc || true; \
+	  $(UDEVADM) trigger --action=change --subsystem-match=input --subsystem-match=misc --subsystem-match=sound || true; \
+	  for node in /dev/input/event* /dev/uinput /dev/snd/*; do setfacl -x u:keyhold "$$node" 2>/dev/null || true; done; \
 	fi
-	@echo "kept $(SYSCONFDIR)/keyhold (your configuration) and the keyhold group (groupdel keyhold removes it)"
+	@if [ -z "$(DESTDIR)" ]; then userdel keyhold 2>/dev/null || true; groupdel keyhold 2>/dev/null || true; fi
+	@echo "kept $(SYSCONFDIR)/keyhold (your configuration); removed the keyhold user and group"

@@ -111,8 +111,8 @@ public enum ControlClientError: Error, CustomStringConvertible, Equatable {
         case .connect(let path, let code):
             switch code {
             case EACCES, EPERM:
-                return "permission denied on \(path): run as root or join the keyhold group "
-                    + "(sudo usermod -aG keyhold $USER, then log in again)"
+                return "permission denied on \(path): run as root or join the keyhold group, which grants the control "
+                    + "commands and no device (sudo usermod -aG keyhold $USER, then log in again)"
             case ENOENT, ECONNREFUSED:
                 return "keyhold is not running (nothing listens on \(path)); start it with: sudo systemctl start keyhold"
             default:

@@ -104,7 +104,9 @@ public final class ControlServer: EngineObserver {
         self.path = path
         self.loop = loop
         self.handler = handler
-        if let group, geteuid() == 0, let entry = getgrnam(group) {
+        // The system service runs as root or as its own user in that group; a daemon a user runs
+        // for themselves does not hand out control to a group.
+        if let group, let entry = getgrnam(group), geteuid() == 0 || Self.processIsInGroup(entry.pointee.gr_gid) {
             self.group = (group, entry.pointee.gr_gid)
         } else {
             if let group, geteuid() == 0 { Log.info("control: group \(group) does not exist; the socket is for root only") }
@@ -245,6 +247,13 @@ public final class ControlServer: EngineObserver {
             clients[fd] = client
             Log.debug("control: \(client.who) connected")
         }
+    }
+
+    private static func processIsInGroup(_ gid: gid_t) -> Bool {
+        if getegid() == gid { return true }
+        var groups = [gid_t](repeating: 0, count: Int(max(0, getgroups(0, nil))))
+        let n = getgroups(Int32(groups.count), &groups)
+        return n > 0 && groups.prefix(Int(n)).contains(gid)
     }
 
     private func role(_ c: PeerCredentials, fd: Int32) -> Role {
