@@ -8,7 +8,7 @@ import KeyholdLinux
 
 struct ControlOptions: ParsableArguments {
     @Option(name: .customLong("control"), help: ArgumentHelp(
-        "The daemon's control socket (default: $KEYHOLD_CONTROL, else /run/keyhold/control, else the user service's $XDG_RUNTIME_DIR/keyhold/control).",
+        "The daemon's control socket (default: $KEYHOLD_CONTROL, else /run/keyhold/control).",
         valueName: "path"))
     var path: String?
 

@@ -19,7 +19,7 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Configuration file (default: /etc/keyhold/config.toml if present, else the built-in default).")
     var config: String?
 
-    @Option(help: ArgumentHelp("Control socket (default: $KEYHOLD_CONTROL, else /run/keyhold/control; for the user service $XDG_RUNTIME_DIR/keyhold/control); \"none\" for no control socket.", valueName: "path"))
+    @Option(help: ArgumentHelp("Control socket (default: $KEYHOLD_CONTROL, else /run/keyhold/control); \"none\" for no control socket.", valueName: "path"))
     var control: String?
 
     @Flag(help: "Also log debug lines (devices not grabbed and why).") var verbose = false

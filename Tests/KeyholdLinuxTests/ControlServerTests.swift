@@ -462,8 +462,7 @@ final class ControlServerTests: XCTestCase {
     func testSocketPathFromEnvironment() {
         XCTAssertEqual(ControlSocketPath.forDaemon(environment: [:]), "/run/keyhold/control")
         XCTAssertEqual(ControlSocketPath.forDaemon(environment: ["KEYHOLD_CONTROL": "/tmp/x"]), "/tmp/x")
-        XCTAssertEqual(ControlSocketPath.forDaemon(environment: ["KEYHOLD_USER_CONFIG": "1", "XDG_RUNTIME_DIR": "/run/user/1000"]),
-                       "/run/user/1000/keyhold/control")
+        XCTAssertEqual(ControlSocketPath.forClient(environment: [:]), "/run/keyhold/control")
         XCTAssertEqual(ControlSocketPath.forClient(environment: ["KEYHOLD_CONTROL": "/tmp/y"]), "/tmp/y")
     }
 

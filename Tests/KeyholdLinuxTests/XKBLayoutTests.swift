@@ -241,22 +241,11 @@ final class DevicePolicyTests: XCTestCase {
     }
 }
 
-/// Which configuration file applies: --config, the user's (user service), the system's, the default.
+/// Which configuration file applies: --config, the system's, the default.
 final class ConfigurationLocationTests: XCTestCase {
-    func testLookupOrder() throws {
-        let home = NSTemporaryDirectory() + "keyhold-home-\(getpid())"
-        defer { try? FileManager.default.removeItem(atPath: home) }
-        try FileManager.default.createDirectory(atPath: home + "/.config/keyhold", withIntermediateDirectories: true)
-        let user = home + "/.config/keyhold/config.toml"
-        try "".write(toFile: user, atomically: true, encoding: .utf8)
-        XCTAssertEqual(ConfigurationLocation.path(explicit: "/x.toml", environment: ["KEYHOLD_USER_CONFIG": "1", "HOME": home]), "/x.toml")
-        XCTAssertEqual(ConfigurationLocation.path(explicit: nil, environment: ["KEYHOLD_USER_CONFIG": "1", "HOME": home]), user)
-        XCTAssertEqual(ConfigurationLocation.path(explicit: nil, environment: ["KEYHOLD_USER_CONFIG": "1", "XDG_CONFIG_HOME": home + "/.config"]), user)
+    func testLookupOrder() {
+        XCTAssertEqual(ConfigurationLocation.path(explicit: "/x.toml"), "/x.toml")
         let system = FileManager.default.fileExists(atPath: ConfigurationLoader.systemPath) ? ConfigurationLoader.systemPath : nil
-        XCTAssertEqual(ConfigurationLocation.path(explicit: nil, environment: ["HOME": home]), system, "the user's file only for a user service")
-        // The process's own environment carries the variables the lookup needs.
-        setenv("XDG_CONFIG_HOME", home + "/.config", 1); setenv("KEYHOLD_USER_CONFIG", "1", 1)
-        defer { unsetenv("XDG_CONFIG_HOME"); unsetenv("KEYHOLD_USER_CONFIG") }
-        XCTAssertEqual(ConfigurationLocation.path(explicit: nil), user)
+        XCTAssertEqual(ConfigurationLocation.path(explicit: nil), system)
     }
 }

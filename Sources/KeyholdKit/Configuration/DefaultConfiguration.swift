@@ -5,9 +5,8 @@ enum DefaultConfiguration {
     static let text = #"""
 # Keyhold configuration.
 #
-# Keyhold reads /etc/keyhold/config.toml, or the file given with --config; the user service
-# reads $XDG_CONFIG_HOME/keyhold/config.toml. With no file, this text applies: it is built into
-# the daemon. Check a file with `keyhold check FILE`; apply it with `keyhold reload` (or SIGHUP),
+# Keyhold reads /etc/keyhold/config.toml, or the file given with --config. With no file, this
+# text applies: it is built into the daemon. Check a file with `keyhold check FILE`; apply it with `keyhold reload` (or SIGHUP),
 # which keeps the running configuration if the new one has an error.
 # Every value below is the default. Unknown keys are errors.
 

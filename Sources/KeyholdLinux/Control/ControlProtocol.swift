@@ -367,36 +367,22 @@ enum MonitorEvent {
     }
 }
 
-/// Where the control socket lives: `$KEYHOLD_CONTROL`; for a user service (KEYHOLD_USER_CONFIG=1)
-/// `$XDG_RUNTIME_DIR/keyhold/control`; else `/run/keyhold/control`.
+/// Where the control socket lives: `$KEYHOLD_CONTROL`, else `/run/keyhold/control`.
 public enum ControlSocketPath {
     public static let system = "/run/keyhold/control"
 
     /// The path a daemon listens on.
     public static func forDaemon(environment env: [String: String] = currentEnvironment()) -> String {
         if let p = env["KEYHOLD_CONTROL"], !p.isEmpty { return p }
-        if env["KEYHOLD_USER_CONFIG"] == "1", let runtime = env["XDG_RUNTIME_DIR"], !runtime.isEmpty {
-            return runtime + "/keyhold/control"
-        }
         return system
     }
 
-    /// The path a client connects to: `$KEYHOLD_CONTROL`, else the system daemon's socket when it
-    /// exists, else the user service's, else the system path (for the error message).
+    /// The path a client connects to (the same).
     public static func forClient(environment env: [String: String] = currentEnvironment()) -> String {
-        if let p = env["KEYHOLD_CONTROL"], !p.isEmpty { return p }
-        if access(system, F_OK) == 0 { return system }
-        if let runtime = env["XDG_RUNTIME_DIR"], !runtime.isEmpty, access(runtime + "/keyhold/control", F_OK) == 0 {
-            return runtime + "/keyhold/control"
-        }
-        return system
+        forDaemon(environment: env)
     }
 
     public static func currentEnvironment() -> [String: String] {
-        var env: [String: String] = [:]
-        for name in ["KEYHOLD_CONTROL", "KEYHOLD_USER_CONFIG", "XDG_RUNTIME_DIR"] {
-            if let v = getenv(name) { env[name] = String(cString: v) }
-        }
-        return env
+        getenv("KEYHOLD_CONTROL").map { ["KEYHOLD_CONTROL": String(cString: $0)] } ?? [:]
     }
 }
