@@ -434,3 +434,44 @@ final class SessionAudioEngineTests: XCTestCase {
         XCTAssertEqual(local.played, [.delete, .custom(path: "/x.wav")])
     }
 }
+
+/// Reloads reopen the feedback engines off the input thread: the old ones are closed before the
+/// new ones open, plays meanwhile go nowhere, and the new ones take over once open.
+final class FeedbackSwitchTests: XCTestCase {
+    final class Log: @unchecked Sendable {
+        private let lock = NSLock()
+        private var entries: [String] = []
+        func add(_ s: String) { lock.lock(); entries.append(s); lock.unlock() }
+        var all: [String] { lock.lock(); defer { lock.unlock() }; return entries }
+    }
+    final class Engine: AudioFeedbackEngine, HapticFeedbackEngine, ClosableFeedbackEngine {
+        let name: String, log: Log
+        init(_ name: String, _ log: Log) { self.name = name; self.log = log; log.add("open \(name)") }
+        func play(_ feedback: AudioFeedback) { log.add("\(name) plays \(feedback.configString)") }
+        func play(_ feedback: HapticFeedback) { log.add("\(name) rumbles") }
+        func close() { log.add("close \(name)") }
+    }
+
+    func testReopenClosesFirstAndSwitchesOnceOpen() {
+        let log = Log()
+        let feedback = FeedbackSwitch()
+        feedback.reopen { (Engine("a1", log), Engine("h1", log)) }
+        feedback.waitUntilOpen()
+        feedback.play(.input)
+        feedback.play(.lightImpact)
+        let opening = DispatchSemaphore(value: 0), mayOpen = DispatchSemaphore(value: 0)
+        feedback.reopen {
+            opening.signal()
+            mayOpen.wait()
+            return (Engine("a2", log), Engine("h2", log))
+        }
+        opening.wait()
+        feedback.play(.delete)   // while the new engines open: silence, and no wait
+        mayOpen.signal()
+        feedback.waitUntilOpen()
+        feedback.play(.system)
+        feedback.close()
+        XCTAssertEqual(log.all, ["open a1", "open h1", "a1 plays input", "h1 rumbles", "close a1", "close h1",
+                                 "open a2", "open h2", "a2 plays system", "close a2", "close h2"])
+    }
+}

@@ -201,32 +201,32 @@ public final class KeyholdDaemon {
 
     private var grabbedCount: Int { devices.values.filter { $0.grabbedAt != nil }.count }
 
-    /// Audio (ALSA) and haptic (evdev force feedback) engines, kept across reloads that leave
-    /// `[feedback]` unchanged so the PCM is not reopened.
-    private var feedback: (settings: KeyboardFeedbackSettings, audio: AudioFeedbackEngine, haptic: HapticFeedbackEngine)?
+    /// Audio (ALSA) and haptic (evdev force feedback) engines, reopened off the input thread when
+    /// `[feedback]` changes (kept across reloads that leave it unchanged, so the PCM is not
+    /// reopened); in a graphical session the companion plays the sounds instead.
+    private let feedback = FeedbackSwitch()
+    private var feedbackSettings: KeyboardFeedbackSettings?
+    private lazy var audio: SessionAudioEngine = {
+        let routed = SessionAudioEngine(local: feedback)
+        routed.companion = { [unowned self] in self.playInSession($0) }
+        return routed
+    }()
 
     /// Makes the controller for the configuration, gives its services the daemon's engines and
     /// state, loads it (`viewDidLoad()`: a subclass installs its services) and starts its engine.
     private func buildEngine() {
         let controller = controllerType.init(configuration: configuration, output: outputQueue, layout: activeLayout)
         let services = controller.services
-        if feedback?.settings != configuration.feedback {
-            var audio = LinuxFeedbackEngines.audio(for: configuration.feedback)
-            if configuration.feedback.isAudioEnabled {
-                // In a graphical session its companion plays the sounds (the session's sound server).
-                let routed = SessionAudioEngine(local: audio)
-                routed.companion = { [unowned self] in self.playInSession($0) }
-                audio = routed
-            }
-            feedback = (configuration.feedback, audio, LinuxFeedbackEngines.haptic(for: configuration.feedback))
+        if feedbackSettings != configuration.feedback {
+            let settings = configuration.feedback
+            feedbackSettings = settings
+            feedback.reopen { (LinuxFeedbackEngines.audio(for: settings), LinuxFeedbackEngines.haptic(for: settings)) }
         }
-        if let feedback {
-            services.audioEngine = feedback.audio
-            services.hapticEngine = feedback.haptic
-            // `AudioFeedback.input.trigger()` in a custom handler plays on the same device.
-            AudioFeedback.engine = feedback.audio
-            HapticFeedback.engine = feedback.haptic
-        }
+        services.audioEngine = audio
+        services.hapticEngine = feedback
+        // `AudioFeedback.input.trigger()` in a custom handler plays on the same device.
+        AudioFeedback.engine = audio
+        HapticFeedback.engine = feedback
         services.unicodeMethod = unicodeMethod.method
         services.keyboardContext.isCapsLockOn = virtualKeyboard.leds.capsLock
         services.keyboardContext.isNumLockOn = virtualKeyboard.leds.numLock
@@ -241,7 +241,7 @@ public final class KeyholdDaemon {
 
     /// Sends a sound to the companion in front; false when there is none.
     private func playInSession(_ sound: AudioFeedback) -> Bool {
-        guard let activeCompanion, let control else { return false }
+        guard configuration.feedback.isAudioEnabled, let activeCompanion, let control else { return false }
         return control.sendSound(sound, volume: configuration.feedback.audioVolume, to: activeCompanion)
     }
 
@@ -306,6 +306,7 @@ public final class KeyholdDaemon {
         engine?.releaseAll()
         outputQueue.drainAll()
         virtualKeyboard.flush()
+        feedback.close()   // after the keys: a sound in progress may end first
         for (_, managed) in devices {
             loop.unwatch(managed.token)
             managed.device.ungrab()
@@ -386,14 +387,6 @@ public final class KeyholdDaemon {
         // Keys passed through and held (a Shift) stay held across the reload, and the layer and
         // locale stay; what the old engine itself held is let go.
         let held = engine.handOver()
-        if new.feedback != configuration.feedback {
-            // The sound card and force-feedback devices are closed before new engines open them.
-            feedback = nil
-            engine.services.audioEngine = SilentAudioEngine()
-            engine.services.hapticEngine = SilentHapticEngine()
-            AudioFeedback.engine = SilentAudioEngine()
-            HapticFeedback.engine = SilentHapticEngine()
-        }
         configuration = new
         layout = newLayout
         layoutNames = newNames
@@ -440,6 +433,13 @@ public final class KeyholdDaemon {
         do {
             device = try InputDevice(path: path)
         } catch {
+            // A node this user may not open that udev says is no keyboard (a mouse, a power
+            // button) is none of Keyhold's business: no retry, no warning.
+            if [EACCES, EPERM].contains(error.code), UdevInputClass.isKeyboard(path) == false {
+                pendingOpens[path] = nil
+                Log.debug("not opening \(path): not a keyboard (udev), and not ours to open")
+                return
+            }
             let transient = [ENOENT, EACCES, EPERM, ENXIO, EBUSY].contains(error.code)
             let attempts = (pendingOpens[path]?.attempts ?? 0) + 1
             if retry && transient && attempts < KeyholdDaemon.openRetryAttempts {
