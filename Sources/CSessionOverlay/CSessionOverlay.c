@@ -28,6 +28,11 @@ static const char *css =
     ".keyhold-base .keyhold-character { opacity: 0.6; }";
 
 int kho_init(void) {
+    // GTK's own accessibility bridge would register this process's windows on the accessibility
+    // bus, which then calls and signals it at any time (and GTK answers some calls blocking): the
+    // picker takes no focus and is read by no one, while the companion must stay idle and answer
+    // the daemon at once. The caret is read through libatspi directly (CaretLocator.c).
+    setenv("NO_AT_BRIDGE", "1", 1);
     if (!gtk_init_check(NULL, NULL)) return 0;
     context = g_main_context_default();
     g_main_context_acquire(context);
