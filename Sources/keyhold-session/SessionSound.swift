@@ -5,12 +5,13 @@ import Synchronization
 
 /// Plays the daemon's audio feedback through the session's own sound server (ALSA `default`,
 /// which is PipeWire or PulseAudio on a desktop), so the system service needs no sound card
-/// (DESIGN.md, Feedback). The PCM opens on the first sound and stays open; ALSA's audio thread
-/// writes it, so the companion's loop never waits on the sound card.
+/// (DESIGN.md, Feedback). The PCM opens on a thread of its own when the first sound comes (that
+/// sound is not heard) and stays open; ALSA's audio thread writes it, so the companion's loop
+/// never waits on the sound card or the sound server.
 final class SessionSound {
     /// The ALSA PCM sounds play on: `default` unless `--audio-device` names another.
     let device: String
-    private var engine: ALSAAudioEngine?
+    private let output = FeedbackSwitch()
     private var volume = -1.0
     private let requestedAt: Tracer
 
@@ -23,26 +24,22 @@ final class SessionSound {
     func play(_ message: JSONValue) {
         guard let name = message["sound"]?.stringValue, let sound = AudioFeedback(configString: name) else { return }
         let volume = message["volume"]?.doubleValue ?? 0.5
-        if engine == nil || volume != self.volume {
-            // A new volume re-renders the sounds: rare (a reload), so the engine is simply rebuilt.
-            engine?.close()
+        if volume != self.volume {
+            // A new volume re-renders the sounds: rare (a reload), so the engine is simply reopened.
             self.volume = volume
-            let tracer = requestedAt
-            var trace: (@Sendable (ALSAAudioEngine.Playback) -> Void)?
-            if Log.maximumLevel >= .debug { trace = { tracer.log($0) } }
-            engine = ALSAAudioEngine(options: .init(device: device, volume: volume), onFirstFrame: trace)
+            let tracer = requestedAt, device = device
+            let trace: (@Sendable (ALSAAudioEngine.Playback) -> Void)? = Log.maximumLevel >= .debug
+                ? { @Sendable (playback: ALSAAudioEngine.Playback) in tracer.log(playback) } : nil
+            output.reopen { (ALSAAudioEngine(options: .init(device: device, volume: volume), onFirstFrame: trace), SilentHapticEngine()) }
         }
         if let at = message["at"]?.intValue {
             requestedAt.received.store(FeedbackClock.nanoseconds(), ordering: .releasing)
             requestedAt.at.store(UInt64(truncatingIfNeeded: at), ordering: .releasing)
         }
-        engine?.play(sound)
+        output.play(sound)
     }
 
-    func close() {
-        engine?.close()
-        engine = nil
-    }
+    func close() { output.close() }
 
     /// With KEYHOLD_DEBUG=1, each sound's delay from the daemon's request to the first frame, and
     /// the part of it the request took to reach this process.

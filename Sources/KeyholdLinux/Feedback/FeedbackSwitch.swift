@@ -1,8 +1,8 @@
 import KeyholdKit
 
-/// The daemon's audio and haptic engines across reloads (DESIGN.md, Configuration: feedback
-/// devices are closed before they are reopened, off the input thread). Plays go to the engines
-/// open now. `reopen` makes the daemon silent at once; a thread of its own then closes the old
+/// Audio and haptic engines that are reopened off the playing thread: the daemon's across
+/// reloads (DESIGN.md, Configuration: feedback devices are closed before they are reopened, off
+/// the input thread), the companion's sound when it first plays. Plays go to the engines open now. `reopen` makes the daemon silent at once; a thread of its own then closes the old
 /// engines (letting a sound in progress end, erasing rumble effects) and opens the new ones, which
 /// take over once open. The input thread only ever takes an uncontended lock to play.
 public final class FeedbackSwitch: AudioFeedbackEngine, HapticFeedbackEngine, @unchecked Sendable {
