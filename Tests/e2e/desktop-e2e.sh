@@ -124,6 +124,12 @@ crop() { /usr/bin/convert "$1" -crop "$2" +repage "$3"; }
 same() { [ "$(/usr/bin/compare -metric AE "$1" "$2" null: 2>&1 | cut -d' ' -f1)" = 0 ]; }
 # picker_check APP FILE: hold e -> the overlay shows the numbered candidates (OCR), Right moves
 # the highlight, Esc removes it, and the application kept keyboard focus all along.
+# picker_box CLOSED OPEN: "W H X Y" of the picker: what differs between two screenshots, closed
+# and open (the application shows e in both)
+picker_box() {
+  /usr/bin/compare "$1" "$2" -compose src -highlight-color white -lowlight-color black png:- 2> /dev/null \
+    | /usr/bin/convert png:- -trim -format '%w %h %[fx:page.x] %[fx:page.y]' info:
+}
 picker_check() {
   local app=$1 file=$2 shots=$E2E_OUT/shots/$TARGET-$1
   mkdir -p "$(dirname "$shots")"
@@ -135,10 +141,8 @@ picker_check() {
   sleep 1.5; screenshot "$shots-2-right.png"
   src_send kb "d KEY_ESC" "u KEY_ESC"
   sleep 1.5; screenshot "$shots-3-esc.png"
-  # The picker is what differs between open and closed (the application shows e in both).
   local w=0 h=0 px=0 py=0 box
-  read -r w h px py < <(/usr/bin/compare "$shots-3-esc.png" "$shots-1-open.png" -compose src -highlight-color white \
-    -lowlight-color black png:- 2> /dev/null | /usr/bin/convert png:- -trim -format '%w %h %[fx:page.x] %[fx:page.y]' info:)
+  read -r w h px py < <(picker_box "$shots-3-esc.png" "$shots-1-open.png")
   box=${w}x$h+$px+$py
   PICKER=("$w" "$h" "$px" "$py")
   log "picker ($TARGET $app) at $box"
@@ -156,16 +160,50 @@ picker_check() {
   src_type kb x
   cell "$TARGET" "$app" us "picker: focus kept" "ex" "$file"
 }
+# caret_check: a GTK entry of kuser's (on kuser's session bus, so it speaks AT-SPI) at 100,150:
+# hold e -> the picker opens right under the e at the entry's caret, not at the bottom centre.
+caret_check() {
+  local kuid file=$E2E_WORK/gtk-a11y.txt shots=$E2E_OUT/shots/$TARGET-caret w=0 h=0 px=0 py=0
+  kuid=$(id -u kuser)
+  install -o kuser /dev/null "$file"
+  runuser -u kuser -- env DISPLAY=$DISPLAY_NUM DBUS_SESSION_BUS_ADDRESS="unix:path=/run/user/$kuid/bus" \
+    /usr/bin/python3 "$HERE/gtk-entry.py" "$file" keyhold-gtk-a11y > "$E2E_WORK/gtk-a11y.out" 2>&1 &
+  E2E_PIDS+=("$!")
+  check "kuser's GTK entry started" wait_until 60 grep -q ready "$E2E_WORK/gtk-a11y.out"
+  x xdotool search --sync --name keyhold-gtk-a11y windowmove --sync 100 150
+  check "kuser's GTK entry focused" focus keyhold-gtk-a11y
+  sleep 1; clear gtk "$file"
+  src_send kb "d e" "t 600" "u e"
+  sleep 1.5; screenshot "$shots-open.png"
+  src_send kb "d KEY_ESC" "u KEY_ESC"
+  sleep 1.5; screenshot "$shots-closed.png"
+  read -r w h px py < <(picker_box "$shots-closed.png" "$shots-open.png")
+  log "picker at the caret ($TARGET): ${w}x$h+$px+$py; the entry's window at 100,150"
+  check "$TARGET: the picker opens under the caret (its top left within 60 px right of and 80 px below the entry's)" \
+    test "$w" -ge 200 -a "$px" -ge 100 -a "$px" -le 160 -a "$py" -ge 150 -a "$py" -le 230
+  cell "$TARGET" gtk us "picker at the caret: Esc keeps e" "e" "$file"
+  pkill -u kuser -f "gtk-entry.py $file"
+}
 # companion_idle: the companion, with nothing to type or show, sleeps: its wake-ups (voluntary
 # context switches) over 10 s, and its memory.
 companion_idle() {
-  local pid before after
+  local pid before after quiet=0 waited=0
   pid=$(kuser_ctl show -p MainPID --value keyhold-session.service)
-  before=$(awk '/^voluntary_ctxt_switches/ {print $2}' "/proc/$pid/status")
+  ctx() { awk '/^voluntary_ctxt_switches/ {print $2}' "/proc/$pid/status"; }
+  # What the last steps stirred up (a window closing, the accessibility bus noticing an
+  # application gone) settles first: 3 quiet seconds in a row, 30 s at most.
+  before=$(ctx)
+  while [ "$quiet" -lt 3 ] && [ "$waited" -lt 30 ]; do
+    sleep 1; waited=$((waited + 1)); after=$(ctx)
+    if [ "$after" = "$before" ]; then quiet=$((quiet + 1)); else quiet=0; before=$after; fi
+  done
+  before=$(ctx)
   sleep 10
-  after=$(awk '/^voluntary_ctxt_switches/ {print $2}' "/proc/$pid/status")
-  log "benchmark: keyhold-session ($TARGET) idle: $((after - before)) wake-ups in 10 s; RSS $(awk '/^VmRSS/ {print $2, $3}' "/proc/$pid/status")"
-  check "$TARGET: the idle companion does not wake up (10 s)" test "$((after - before))" -eq 0
+  after=$(ctx)
+  log "benchmark: keyhold-session ($TARGET) idle: $((after - before)) wake-ups in 10 s (after $waited s to settle); RSS $(awk '/^VmRSS/ {print $2, $3}' "/proc/$pid/status")"
+  check "$TARGET: the idle companion does not wake up (10 s)" test "$((after - before))" -eq 0 \
+    || { cat "/proc/$pid/wchan" > "$E2E_OUT/companion-idle-${TARGET%%+*}.wchan"; ls -l "/proc/$pid/fd" >> "$E2E_OUT/companion-idle-${TARGET%%+*}.wchan"
+         timeout 30 strace -f -tt -p "$pid" -o "$E2E_OUT/companion-idle-${TARGET%%+*}.strace" 2> /dev/null; }
 }
 # click X Y: a pointer click at screen position X Y (xdotool on X11, sway's seat cursor)
 click() {
@@ -186,6 +224,104 @@ click_check() {
   sleep 1.5; click 40 580
   sleep 0.5; src_send kb "d KEY_2" "u KEY_2"
   cell "$TARGET" "$app" us "picker: click elsewhere, 2" "e2" "$file"
+}
+# focus_change_check APP FILE OTHER OTHERFILE: hold e in APP, then OTHER gets the keyboard focus
+# (sway: a click into it; Xorg: XSetInputFocus): the session reports it, the callout closes
+# keeping e, and a following 2 goes into OTHER as 2, not é into APP.
+focus_change_check() {
+  local app=$1 file=$2 other=$3 ofile=$4
+  focus "keyhold-$app"; clear "$app" "$file"; clear "$other" "$ofile"
+  src_send kb "d e" "t 600" "u e"
+  sleep 1.5
+  if [ ${#WL_ENV[@]} -gt 0 ]; then
+    # shellcheck disable=SC2046
+    click $(wl swaymsg -t get_tree | /usr/bin/python3 -c '
+import json, sys
+def find(n):
+    if n.get("name") == sys.argv[1]: return n["rect"]
+    for c in n.get("nodes", []) + n.get("floating_nodes", []):
+        r = find(c)
+        if r: return r
+r = find(json.load(sys.stdin)); print(r["x"] + r["width"] // 2, r["y"] + r["height"] // 2)' "keyhold-$other")
+  else
+    focus "keyhold-$other"
+  fi
+  sleep 0.5; src_send kb "d KEY_2" "u KEY_2"
+  cell "$TARGET" "$other" us "callout, focus to $other, 2" "2" "$ofile"
+  cell "$TARGET" "$app" us "callout closed by focus change" "e" "$file"
+  check "the daemon closed the callout for the session" wait_log 5 "the session closed the callout"
+}
+# session_audio: snd-aloop as the sound card. kuser's ALSA default (~/.asoundrc: hw:Loopback,0,1,
+# where a sound server's plugin would be) is the session's; the daemon's own device is
+# hw:Loopback,0,0; arecord captures both loopback ends. With the companion connected, 100 taps
+# of x and a callout opening sound in the session's capture only (the delay from the daemon's
+# request to the companion's first frame printed beside the in-process path's); with the companion
+# stopped, 100 taps sound in the daemon's capture.
+session_audio() {
+  local kuid dcap=$E2E_WORK/audio-daemon.wav scap=$E2E_WORK/audio-session.wav taps=() i
+  kuid=$(id -u kuser)
+  check "snd-aloop loaded" eval "modprobe snd-aloop && wait_until 10 test -e /proc/asound/Loopback"
+  printf 'pcm.!default { type plug; slave.pcm "hw:Loopback,0,1" }\n' > ~kuser/.asoundrc
+  chown kuser ~kuser/.asoundrc
+  check "kuser's session may use the sound card (uaccess)" wait_until 10 runuser -u kuser -- test -w "/dev/snd/pcmC$(readlink /proc/asound/Loopback | tr -dc 0-9)D0p"
+  # the capture sides open first and fix the loopback's format: S16_LE, 48 kHz, mono
+  arecord -q -D hw:Loopback,1,0 -f S16_LE -r 48000 -c 1 "$dcap" 2> "$E2E_OUT/arecord-daemon.err" &
+  local drec=$!
+  arecord -q -D hw:Loopback,1,1 -f S16_LE -r 48000 -c 1 "$scap" 2> "$E2E_OUT/arecord-session.err" &
+  local srec=$!
+  E2E_PIDS+=("$drec" "$srec")
+  check "arecord captures both loopback ends" wait_until 10 eval \
+    "grep -q RUNNING /proc/asound/Loopback/pcm1c/sub0/status && grep -q RUNNING /proc/asound/Loopback/pcm1c/sub1/status"
+  sed -i 's|^audio_device = .*|audio_device = "hw:Loopback,0,0"|' "$CFG"
+  local reloads; reloads=$(log_count "reloaded configuration from")
+  kill -HUP "$KH_PID"
+  check "the daemon reloads with its own sound device hw:Loopback,0,0" wait_log 10 "reloaded configuration from" $((reloads + 1))
+  local connects; connects=$(log_count "keyhold-session pid .* of uid $kuid (x11) connected")
+  kuser_ctl start keyhold-session.service
+  check "keyhold-session connects again" wait_log 20 "keyhold-session pid .* of uid $kuid (x11) connected" $((connects + 1))
+  focus keyhold-gtk; clear gtk "$gtk"
+  for i in $(seq 100); do taps+=("d x" "u x" "t 120"); done
+  local since; since=$(date '+%Y-%m-%d %H:%M:%S')
+  src_send kb "${taps[@]}"
+  src_send kb "d e" "t 600" "u e" "t 400" "d KEY_ESC" "u KEY_ESC"
+  src_sync kb 60; sleep 1
+  kuser_ctl stop keyhold-session.service
+  check "the companion stopped: the daemon plays again" wait_log 10 "session companion: none"
+  src_send kb "${taps[@]}"
+  src_sync kb 60; sleep 1
+  kill "$drec" "$srec"; wait "$drec" "$srec" 2> /dev/null
+  rm -f ~kuser/.asoundrc
+  sed -i 's|^audio_device = .*|audio_device = "default"|' "$CFG"
+  cp "$dcap" "$scap" "$E2E_OUT/" 2> /dev/null
+  local ds ss
+  capture_analyse "$scap" > "$E2E_OUT/audio-session.txt" 2>&1
+  capture_analyse "$dcap" > "$E2E_OUT/audio-daemon.txt" 2>&1
+  ss=$(grep -c '^sound ' "$E2E_OUT/audio-session.txt"); ds=$(grep -c '^sound ' "$E2E_OUT/audio-daemon.txt")
+  log "audio: the session's capture holds $ss sounds, the daemon's $ds"
+  # 100 input clicks, e's click, then the callout's system sound (28 ms), and Esc's
+  check "with the companion: 100 x clicks and the callout's system sound in the session's capture (found $ss)" \
+    eval "[ $ss -ge 102 ] && awk '/^sound / && \$3 >= 21 && \$3 <= 29 { n++ } END { exit !(n >= 1) }' '$E2E_OUT/audio-session.txt'"
+  check "the companion stopped: the 100 x clicks in the daemon's capture, none before (found $ds)" test "$ds" -eq 100
+  # The delay from the daemon's request (as it handles the key) to the first frame written: through
+  # the companion, and through the daemon's own ALSA path under the same load (the same taps into
+  # the same entry), and, unloaded, `keyhold feedback test`'s in-process path.
+  local session transit daemon reference
+  session=$(journalctl -q --no-pager --since "$since" _SYSTEMD_USER_UNIT=keyhold-session.service \
+              | sed -n 's/.*input played, first frame \([0-9]*\) µs after the key (session.*/\1/p')
+  transit=$(journalctl -q --no-pager --since "$since" _SYSTEMD_USER_UNIT=keyhold-session.service \
+              | sed -n 's/.*input played, .*; \([0-9]*\) µs to reach the companion).*/\1/p')
+  daemon=$(kh_log | sed -n 's/.*input played, first frame \([0-9]*\) µs after the key (daemon).*/\1/p' | tail -100)
+  reference=$("$KEYHOLD" feedback test --audio-device hw:Loopback,0,2 --no-haptic --pause 0 --latency 100 2>/dev/null \
+                | sed -n 's/^audio: key event -> first frame written, //p')
+  log "benchmark: key sound through the companion: $(percentiles <<< "$session") (of which reaching the companion: $(percentiles <<< "$transit"))"
+  log "benchmark: key sound through the daemon's own ALSA path, same taps: $(percentiles <<< "$daemon")"
+  log "benchmark: unloaded in-process reference (keyhold feedback test): $reference"
+  check "the companion traced its clicks' delays" test "$(grep -c . <<< "$session")" -ge 90
+}
+# percentiles: "N: p50 X µs, p99 Y µs, max Z µs" of the numbers on stdin
+percentiles() {
+  sort -n | awk '{a[NR]=$1} END {if (!NR) {print "none"; exit}; i=int(NR*0.99)+1; if (i>NR) i=NR
+    printf "%d sounds: p50 %d µs, p99 %d µs, max %d µs", NR, a[int(NR*0.5)+1], a[i], a[NR]}'
 }
 # install_companion_unit: keyhold-session.service for every user, ExecStart beside $KEYHOLD
 install_companion_unit() {
@@ -319,6 +455,9 @@ EOF
   order_cell gtk us "$gtk"
   picker_check gtk "$gtk"
   click_check gtk "$gtk"
+  focus_change_check gtk "$gtk" xterm "$term"
+  caret_check
+  focus keyhold-gtk
   companion_idle
   if focus keyhold-xterm; then
     type_cells xterm us "$term"
@@ -361,6 +500,7 @@ EOF
   kuser_ctl stop keyhold-session.service
   check "the companion gave the spare keycodes back on stop" wait_until 10 eval "ks_journal | grep -q 'stopping; the keymap is as the desktop made it'"
 
+  session_audio
   ks_journal > "$E2E_OUT/keyhold-session.log"
 
   # ---- the reader never overran
@@ -426,6 +566,8 @@ wayland_phase() {
   done
   picker_check gtk "$gtk"
   click_check gtk "$gtk"
+  focus_change_check gtk "$gtk" foot "$foot"
+  focus keyhold-gtk
   companion_idle
   wl swaymsg 'input type:keyboard xkb_layout de' > /dev/null
   src_type kb x   # sway sends a keyboard's new keymap when it next types
@@ -460,7 +602,8 @@ guest() {
   useradd -m -s /bin/sh kuser
   src_start kb "$SRC_NAME" || { fail "source keyboard created"; e2e_finish; return 1; }
   udevadm settle -t 15
-  keyhold_start "$CFG" || { fail "keyhold started"; e2e_finish; return 1; }
+  # KEYHOLD_DEBUG: the daemon traces each sound's delay (session_audio's benchmark)
+  KEYHOLD_DEBUG=1 keyhold_start "$CFG" || { fail "keyhold started"; e2e_finish; return 1; }
   check "keyhold grabs the source" wait_flowing kb "$KH_DEV" 15
 
   case " $PHASES " in *" vt "*) vt_phase ;; esac
@@ -490,7 +633,7 @@ host() {
     echo "desktop-e2e: no keyhold-session beside $KEYHOLD (swift build -c release --product keyhold-session)"
     echo "0 passed, 1 failed"; return 1
   fi
-  "$HERE/vm.sh" setup || { echo "0 passed, 1 failed"; return 1; }
+  VM_EXTRA_PKGS="alsa-utils ${VM_EXTRA_PKGS:-}" "$HERE/vm.sh" setup || { echo "0 passed, 1 failed"; return 1; }
   rm -rf "$results"; mkdir -p "$results"
   local rc=0 vmdir=${VM_DIR:-/tmp/keyhold-vm}
   E2E_OUT=$results E2E_PROBE=$vmdir/bin/probe KEYHOLD=$KEYHOLD \

@@ -43,28 +43,6 @@ ffdriver_start() {
 }
 ffdriver_stop() { kill -TERM "${FF_PID[$1]}" 2>/dev/null; wait_exit "${FF_PID[$1]}" 5; cp "${FF_LOG[$1]}" "$E2E_OUT/ffdriver.$1.log"; }
 
-# capture_analyse WAV: one line per sound found (start_s duration_ms peak) after a header line
-capture_analyse() {
-  "$PY" - "$1" <<'EOF'
-import struct, sys, wave
-w = wave.open(sys.argv[1])
-rate, n, ch = w.getframerate(), w.getnframes(), w.getnchannels()
-data = struct.unpack('<%dh' % (n * ch), w.readframes(n))[::ch]
-peak = max((abs(x) for x in data), default=0)
-print("capture %d frames %.3f s %d Hz %d ch peak %d" % (n, n / rate, rate, ch, peak))
-thr, gap = 64, int(0.008 * rate)      # a sound: samples above 64, gaps under 8 ms merged
-start = last = None; p = 0; sounds = []
-for i, x in enumerate(data):
-    if abs(x) > thr:
-        if start is not None and i - last > gap:
-            sounds.append((start, last, p)); start = None
-        if start is None: start, p = i, 0
-        last = i; p = max(p, abs(x))
-if start is not None: sounds.append((start, last, p))
-for s, e, p in sounds:
-    print("sound %.4f %.1f %d" % (s / rate, (e - s + 1) * 1000.0 / rate, p))
-EOF
-}
 
 guest() {
   # shellcheck source=SCRIPTDIR/lib.sh
