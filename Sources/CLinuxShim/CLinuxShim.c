@@ -1,7 +1,8 @@
 // Most of the target's functions are inline in include/CLinuxShim.h; those needing _GNU_SOURCE
-// (struct ucred) are here, so the header stays plain for Swift's Glibc module.
+// (struct ucred, pthread_setname_np) are here, so the header stays plain for Swift's Glibc module.
 #define _GNU_SOURCE
 #include <poll.h>
+#include <pthread.h>
 #include <sys/socket.h>
 #include "CLinuxShim.h"
 
@@ -25,4 +26,11 @@ int keyhold_peer_groups(int fd, unsigned int *groups, int *count) {
 int keyhold_peer_closed(int fd) {
     struct pollfd p = { fd, POLLRDHUP, 0 };
     return poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+}
+
+int keyhold_name_thread(const char *name) {
+    char short_name[16];
+    strncpy(short_name, name, sizeof short_name - 1);
+    short_name[sizeof short_name - 1] = 0;
+    return pthread_setname_np(pthread_self(), short_name);
 }

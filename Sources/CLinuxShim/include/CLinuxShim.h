@@ -4,7 +4,13 @@
 #define KEYHOLD_CLINUXSHIM_H
 
 #include <linux/kd.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
 
 /// The console mode of a VT (KD_TEXT or KD_GRAPHICS) through KDGETMODE; -1 with errno set.
 static inline int keyhold_vt_mode(int fd) {
@@ -25,5 +31,66 @@ int keyhold_peer_closed(int fd);
 /// The peer's supplementary groups (SO_PEERGROUPS, Linux 4.13+) into `groups` (room for
 /// `*count`); on ERANGE `*count` says how many there are. 0, or -1 with errno set.
 int keyhold_peer_groups(int fd, unsigned int *groups, int *count);
+
+// ---- epoll: each fd carries a 64-bit token. struct epoll_event is packed on x86_64 and not
+// elsewhere; it is built and read here, in C, so Swift never sees its layout.
+
+static const uint32_t keyhold_epollin = EPOLLIN;
+static const uint32_t keyhold_epollout = EPOLLOUT;
+static const uint32_t keyhold_epollpri = EPOLLPRI;
+static const int keyhold_epoll_ctl_add = EPOLL_CTL_ADD;
+static const int keyhold_epoll_ctl_mod = EPOLL_CTL_MOD;
+static const int keyhold_epoll_ctl_del = EPOLL_CTL_DEL;
+
+static inline int keyhold_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t token) {
+    struct epoll_event event;
+    memset(&event, 0, sizeof event);
+    event.events = events;
+    event.data.u64 = token;
+    return epoll_ctl(epfd, op, fd, &event);
+}
+
+/// Waits (`timeout` ms, -1: no limit) for at most `max` (<= 64) ready fds: their tokens into
+/// `tokens`, what each is ready for into `events` (unless NULL). The count, or -1 with errno set.
+static inline int keyhold_epoll_wait(int epfd, uint64_t *tokens, uint32_t *events, int max, int timeout) {
+    struct epoll_event ready[64];
+    int n = epoll_wait(epfd, ready, max < 64 ? max : 64, timeout);
+    for (int i = 0; i < n; i++) {
+        tokens[i] = ready[i].data.u64;
+        if (events) events[i] = ready[i].events;
+    }
+    return n;
+}
+
+// ---- timerfd, signalfd, inotify
+
+static const int keyhold_tfd_timer_abstime = TFD_TIMER_ABSTIME;
+static const int keyhold_sfd_flags = SFD_CLOEXEC | SFD_NONBLOCK;
+static const int keyhold_tfd_flags = TFD_CLOEXEC | TFD_NONBLOCK;
+static const int keyhold_in_flags = IN_CLOEXEC | IN_NONBLOCK;
+static const int keyhold_signalfd_info_size = (int)sizeof(struct signalfd_siginfo);
+
+/// The signal of one `struct signalfd_siginfo` read from a signalfd.
+static inline uint32_t keyhold_signalfd_signo(const void *info) {
+    return ((const struct signalfd_siginfo *)info)->ssi_signo;
+}
+
+static const uint32_t keyhold_in_create = IN_CREATE;
+static const uint32_t keyhold_in_attrib = IN_ATTRIB;
+static const uint32_t keyhold_in_delete = IN_DELETE;
+static const uint32_t keyhold_in_moved_to = IN_MOVED_TO;
+static const uint32_t keyhold_in_q_overflow = IN_Q_OVERFLOW;
+static const uint32_t keyhold_in_ignored = IN_IGNORED;
+static const int keyhold_inotify_header_size = (int)sizeof(struct inotify_event);
+
+/// The mask and name length of the `struct inotify_event` at `event` (its name follows the header).
+static inline void keyhold_inotify_event(const void *event, uint32_t *mask, uint32_t *length) {
+    const struct inotify_event *e = event;
+    *mask = e->mask;
+    *length = e->len;
+}
+
+/// Names the calling thread (at most 15 bytes show): 0, or an error number.
+int keyhold_name_thread(const char *name);
 
 #endif

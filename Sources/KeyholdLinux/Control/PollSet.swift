@@ -1,3 +1,4 @@
+import CLinuxShim
 import Glibc
 
 /// A second epoll instance nested in the `EventLoop`: the loop watches only for input, but the
@@ -6,19 +7,20 @@ import Glibc
 /// the loop watches this set's `fd` and the owner calls `ready()` from that handler. No polling:
 /// a fd is in the set only while its owner waits for it.
 final class PollSet {
-    static let readable: UInt32 = 0x001   // EPOLLIN  (= POLLIN)
-    static let writable: UInt32 = 0x004   // EPOLLOUT (= POLLOUT)
-    static let epollCtlMod: Int32 = 3
+    static let readable = keyhold_epollin    // = POLLIN
+    static let writable = keyhold_epollout   // = POLLOUT
 
     let fd: Int32
     private var members: [Int32: UInt32] = [:]
-    private var buffer: [UInt8]
     private let capacity = 64
+    private var tokens: [UInt64]
+    private var events: [UInt32]
 
     init() throws(SystemError) {
-        fd = LinuxCalls.epollCreate1(LinuxCalls.cloexec)
+        fd = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard fd >= 0 else { throw SystemError("epoll_create1", errno) }
-        buffer = [UInt8](repeating: 0, count: LinuxCalls.epollEventSize * capacity)
+        tokens = [UInt64](repeating: 0, count: capacity)
+        events = [UInt32](repeating: 0, count: capacity)
     }
 
     deinit { close(fd) }
@@ -31,17 +33,12 @@ final class PollSet {
         if events == 0 {
             guard current != nil else { return }
             members[member] = nil
-            _ = LinuxCalls.epollCtl(fd, LinuxCalls.epollCtlDel, member, nil)
+            _ = keyhold_epoll_ctl(fd, keyhold_epoll_ctl_del, member, 0, 0)
             return
         }
         guard current != events else { return }
-        var event = [UInt8](repeating: 0, count: LinuxCalls.epollEventSize)
-        event.withUnsafeMutableBytes { raw in
-            raw.storeBytes(of: events, toByteOffset: 0, as: UInt32.self)
-            raw.storeBytes(of: UInt64(UInt32(bitPattern: member)), toByteOffset: LinuxCalls.epollDataOffset, as: UInt64.self)
-        }
-        let op = current == nil ? LinuxCalls.epollCtlAdd : PollSet.epollCtlMod
-        let rc = event.withUnsafeMutableBytes { LinuxCalls.epollCtl(fd, op, member, $0.baseAddress) }
+        let op = current == nil ? keyhold_epoll_ctl_add : keyhold_epoll_ctl_mod
+        let rc = keyhold_epoll_ctl(fd, op, member, events, UInt64(UInt32(bitPattern: member)))
         if rc == 0 { members[member] = events }
     }
 
@@ -49,18 +46,8 @@ final class PollSet {
 
     /// The members ready now, with what they are ready for (never blocks).
     func ready() -> [(fd: Int32, events: UInt32)] {
-        let n = buffer.withUnsafeMutableBytes { LinuxCalls.epollWait(fd, $0.baseAddress, Int32(capacity), 0) }
+        let n = keyhold_epoll_wait(fd, &tokens, &events, Int32(capacity), 0)
         guard n > 0 else { return [] }
-        var result: [(fd: Int32, events: UInt32)] = []
-        result.reserveCapacity(Int(n))
-        buffer.withUnsafeBytes { raw in
-            for i in 0..<Int(n) {
-                let base = i * LinuxCalls.epollEventSize
-                let events = raw.loadUnaligned(fromByteOffset: base, as: UInt32.self)
-                let data = raw.loadUnaligned(fromByteOffset: base + LinuxCalls.epollDataOffset, as: UInt64.self)
-                result.append((Int32(bitPattern: UInt32(truncatingIfNeeded: data)), events))
-            }
-        }
-        return result
+        return (0..<Int(n)).map { (Int32(bitPattern: UInt32(truncatingIfNeeded: tokens[$0])), events[$0]) }
     }
 }

@@ -1,3 +1,4 @@
+import CLinuxShim
 import CUdev
 import Glibc
 
@@ -32,10 +33,10 @@ public final class HotplugMonitor {
             }
             udev_unref(udev)
         }
-        let fd = LinuxCalls.inotifyInit1(LinuxCalls.cloexec | LinuxCalls.nonblock)
+        let fd = inotify_init1(keyhold_in_flags)
         guard fd >= 0 else { throw SystemError("inotify_init1", errno) }
-        let mask = LinuxCalls.inCreate | LinuxCalls.inAttrib | LinuxCalls.inDelete | LinuxCalls.inMovedTo
-        guard LinuxCalls.inotifyAddWatch(fd, directory, mask) >= 0 else {
+        let mask = keyhold_in_create | keyhold_in_attrib | keyhold_in_delete | keyhold_in_moved_to
+        guard inotify_add_watch(fd, directory, mask) >= 0 else {
             let e = errno
             close(fd)
             throw SystemError("inotify_add_watch \(directory)", e)
@@ -72,21 +73,22 @@ public final class HotplugMonitor {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             guard n > 0 else { break }
             var offset = 0
-            while offset + LinuxCalls.inotifyHeaderSize <= n {
-                let (mask, length) = buffer.withUnsafeBytes {
-                    ($0.load(fromByteOffset: offset + 4, as: UInt32.self), Int($0.load(fromByteOffset: offset + 12, as: UInt32.self)))
-                }
-                let start = offset + LinuxCalls.inotifyHeaderSize
+            let header = Int(keyhold_inotify_header_size)
+            while offset + header <= n {
+                var mask: UInt32 = 0, nameLength: UInt32 = 0
+                buffer.withUnsafeBytes { keyhold_inotify_event($0.baseAddress! + offset, &mask, &nameLength) }
+                let length = Int(nameLength)
+                let start = offset + header
                 let name = String(decoding: buffer[start..<min(start + length, n)].prefix(while: { $0 != 0 }), as: UTF8.self)
                 offset = start + length
-                if mask & LinuxCalls.inQueueOverflow != 0 {
+                if mask & keyhold_in_q_overflow != 0 {
                     // Lost events: report every node as present; the daemon reconciles.
                     for node in DevicePolicy.eventNodes(in: directory) { result.append(.added(node)) }
                     continue
                 }
                 let node = directory + "/" + name
                 guard HotplugMonitor.isEventNode(node) else { continue }
-                if mask & LinuxCalls.inDelete != 0 { result.append(.removed(node)) } else { result.append(.added(node)) }
+                if mask & keyhold_in_delete != 0 { result.append(.removed(node)) } else { result.append(.added(node)) }
             }
         }
         return result

@@ -1,3 +1,4 @@
+import CLinuxShim
 import Glibc
 import KeyholdKit
 
@@ -8,7 +9,7 @@ public final class DeadlineTimer {
     private var armed: Timestamp?
 
     public init() throws(SystemError) {
-        fd = LinuxCalls.timerfdCreate(CLOCK_MONOTONIC, LinuxCalls.cloexec | LinuxCalls.nonblock)
+        fd = timerfd_create(CLOCK_MONOTONIC, keyhold_tfd_flags)
         guard fd >= 0 else { throw SystemError("timerfd_create", errno) }
     }
 
@@ -21,7 +22,7 @@ public final class DeadlineTimer {
         armed = deadline
         var spec = itimerspec()
         if let deadline { spec.it_value = MonotonicClock.timespec(deadline) }
-        _ = LinuxCalls.timerfdSettime(fd, deadline == nil ? 0 : LinuxCalls.timerAbsolute, &spec, nil)
+        _ = timerfd_settime(fd, deadline == nil ? 0 : keyhold_tfd_timer_abstime, &spec, nil)
     }
 
     /// Fires every `microseconds`, starting one interval from now.
@@ -31,7 +32,7 @@ public final class DeadlineTimer {
         let ts = Glibc.timespec(tv_sec: Int(microseconds / 1_000_000), tv_nsec: Int(microseconds % 1_000_000) * 1000)
         spec.it_value = ts
         spec.it_interval = ts
-        _ = LinuxCalls.timerfdSettime(fd, 0, &spec, nil)
+        _ = timerfd_settime(fd, 0, &spec, nil)
     }
 
     /// Consumes the expiry count after the fd became readable; the one-shot deadline is spent.
@@ -52,7 +53,7 @@ public final class SignalReader {
         sigemptyset(&set)
         for s in signals { sigaddset(&set, s) }
         guard pthread_sigmask(SIG_BLOCK, &set, nil) == 0 else { throw SystemError("pthread_sigmask", errno) }
-        fd = LinuxCalls.signalfd(-1, &set, LinuxCalls.cloexec | LinuxCalls.nonblock)
+        fd = signalfd(-1, &set, keyhold_sfd_flags)
         guard fd >= 0 else { throw SystemError("signalfd", errno) }
     }
 
@@ -61,11 +62,11 @@ public final class SignalReader {
     /// The signals that arrived since the last call, in order.
     public func pending() -> [Int32] {
         var result: [Int32] = []
-        var info = [UInt8](repeating: 0, count: LinuxCalls.signalfdInfoSize)
+        var info = [UInt8](repeating: 0, count: Int(keyhold_signalfd_info_size))
         while true {
             let n = info.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            guard n == LinuxCalls.signalfdInfoSize else { break }
-            result.append(Int32(bitPattern: info.withUnsafeBytes { $0.load(as: UInt32.self) }))
+            guard n == Int(keyhold_signalfd_info_size) else { break }
+            result.append(Int32(bitPattern: info.withUnsafeBytes { keyhold_signalfd_signo($0.baseAddress) }))
         }
         return result
     }

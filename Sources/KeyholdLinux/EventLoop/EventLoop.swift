@@ -1,3 +1,4 @@
+import CLinuxShim
 import Glibc
 
 /// One epoll loop on one thread. Every source is a file descriptor with a handler; the loop
@@ -12,7 +13,7 @@ public final class EventLoop {
     private var stopped = false
 
     public init() throws(SystemError) {
-        epfd = LinuxCalls.epollCreate1(LinuxCalls.cloexec)
+        epfd = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard epfd >= 0 else { throw SystemError("epoll_create1", errno) }
     }
 
@@ -25,12 +26,7 @@ public final class EventLoop {
     public func watch(_ fd: Int32, priority: Bool = false, handler: @escaping () -> Void) throws(SystemError) -> Token {
         let token = nextToken
         nextToken += 1
-        var event = [UInt8](repeating: 0, count: LinuxCalls.epollEventSize)
-        event.withUnsafeMutableBytes { raw in
-            raw.storeBytes(of: priority ? LinuxCalls.epollPri : LinuxCalls.epollIn, toByteOffset: 0, as: UInt32.self)
-            raw.storeBytes(of: token, toByteOffset: LinuxCalls.epollDataOffset, as: UInt64.self)
-        }
-        let rc = event.withUnsafeMutableBytes { LinuxCalls.epollCtl(epfd, LinuxCalls.epollCtlAdd, fd, $0.baseAddress) }
+        let rc = keyhold_epoll_ctl(epfd, keyhold_epoll_ctl_add, fd, priority ? keyhold_epollpri : keyhold_epollin, token)
         guard rc == 0 else { throw SystemError("epoll_ctl(ADD)", errno) }
         handlers[token] = handler
         fds[token] = fd
@@ -41,7 +37,7 @@ public final class EventLoop {
     public func unwatch(_ token: Token) {
         guard let fd = fds.removeValue(forKey: token) else { return }
         handlers[token] = nil
-        _ = LinuxCalls.epollCtl(epfd, LinuxCalls.epollCtlDel, fd, nil)
+        _ = keyhold_epoll_ctl(epfd, keyhold_epoll_ctl_del, fd, 0, 0)
     }
 
     /// Makes `run` return after the current batch.
@@ -52,23 +48,14 @@ public final class EventLoop {
     public func run(afterBatch: () -> Void) throws(SystemError) {
         stopped = false
         let capacity = 32
-        var buffer = [UInt8](repeating: 0, count: LinuxCalls.epollEventSize * capacity)
-        var ready: [Token] = []
-        ready.reserveCapacity(capacity)
+        var ready = [Token](repeating: 0, count: capacity)
         while !stopped {
-            let n = buffer.withUnsafeMutableBytes { LinuxCalls.epollWait(epfd, $0.baseAddress, Int32(capacity), -1) }
+            let n = keyhold_epoll_wait(epfd, &ready, nil, Int32(capacity), -1)
             if n < 0 {
                 if errno == EINTR { continue }
                 throw SystemError("epoll_wait", errno)
             }
-            ready.removeAll(keepingCapacity: true)
-            buffer.withUnsafeBytes { raw in
-                for i in 0..<Int(n) {
-                    ready.append(raw.loadUnaligned(fromByteOffset: i * LinuxCalls.epollEventSize + LinuxCalls.epollDataOffset,
-                                                   as: UInt64.self))
-                }
-            }
-            for token in ready {
+            for token in ready.prefix(Int(n)) {
                 // A handler may have unwatched a later token of this batch.
                 handlers[token]?()
                 if stopped { break }

@@ -1,3 +1,4 @@
+import CLinuxShim
 import Glibc
 import KeyholdKit
 
@@ -64,16 +65,18 @@ final class FeedbackThread {
     private var joined = false
 
     private final class Body {
+        let name: String
         let run: () -> Void
-        init(_ run: @escaping () -> Void) { self.run = run }
+        init(name: String, _ run: @escaping () -> Void) { self.name = name; self.run = run }
     }
 
-    /// Starts `body` on a new thread named `name` (at most 15 characters); nil if the system
-    /// refuses a thread.
+    /// Starts `body` on a new thread named `name` (at most 15 characters show); nil if the
+    /// system refuses a thread.
     init?(name: String, _ body: @escaping () -> Void) {
-        let context = Unmanaged.passRetained(Body(body)).toOpaque()
+        let context = Unmanaged.passRetained(Body(name: name, body)).toOpaque()
         let rc = pthread_create(&thread, nil, { raw in
             let body = Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue()
+            _ = keyhold_name_thread(body.name)
             body.run()
             return nil
         }, context)
@@ -81,15 +84,7 @@ final class FeedbackThread {
             Unmanaged<Body>.fromOpaque(context).release()
             return nil
         }
-        if let setName = Self.setName { _ = setName(thread, String(name.prefix(15))) }
     }
-
-    /// pthread_setname_np is a GNU extension Swift's Glibc module does not import.
-    private typealias SetName = @convention(c) (pthread_t, UnsafePointer<CChar>?) -> Int32
-    private static let setName: SetName? = {
-        guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, "pthread_setname_np") else { return nil }
-        return unsafeBitCast(symbol, to: SetName.self)
-    }()
 
     func join() {
         guard !joined else { return }
