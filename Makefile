@@ -100,7 +100,7 @@ activate:
 	fi
 	-modprobe uinput
 	$(UDEVADM) control --reload
-	$(UDEVADM) trigger --action=change --subsystem-match=input --subsystem-match=misc --subsystem-match=sound
+	$(UDEVADM) trigger --action=change --subsystem-match=input --subsystem-match=misc --subsystem-match=sound --subsystem-match=tty
 	-$(UDEVADM) settle --timeout=15
 	$(SYSTEMCTL) daemon-reload
 	@if [ -e "$(USERUNITDIR)/keyhold-session.service" ]; then $(SYSTEMCTL) --global enable keyhold-session.service; fi
@@ -124,8 +124,8 @@ uninstall:
 	  "$(DESTDIR)$(SYSUSERSDIR)/keyhold.conf" "$(DESTDIR)$(MODULESDIR)/keyhold.conf"
 	@if [ -z "$(DESTDIR)" ]; then \
 	  $(UDEVADM) control --reload; $(SYSTEMCTL) daemon-reload; \
-	  $(UDEVADM) trigger --action=change --subsystem-match=input --subsystem-match=misc --subsystem-match=sound || true; \
-	  for node in /dev/input/event* /dev/uinput /dev/snd/*; do setfacl -x u:keyhold "$$node" 2>/dev/null || true; done; \
+	  $(UDEVADM) trigger --action=change --subsystem-match=input --subsystem-match=misc --subsystem-match=sound --subsystem-match=tty || true; \
+	  for node in /dev/input/event* /dev/uinput /dev/snd/* /dev/tty[0-9]*; do setfacl -x u:keyhold "$$node" 2>/dev/null || true; done; \
 	fi
 	@if [ -z "$(DESTDIR)" ]; then userdel keyhold 2>/dev/null || true; groupdel keyhold 2>/dev/null || true; fi
 	@echo "kept $(SYSCONFDIR)/keyhold (your configuration); removed the keyhold user and group"

@@ -147,9 +147,11 @@ public final class OutputTargetWatcher {
                             source: "active VT")
     }
 
-    /// KD_TEXT or KD_GRAPHICS, from the VT itself; nil when it cannot be opened.
+    /// KD_TEXT or KD_GRAPHICS, from the VT itself; nil when it cannot be opened. Opened for
+    /// writing, which KDGETMODE needs no more than reading: the service's user has a write-only
+    /// ACL on the VTs (75-keyhold.rules), as group tty has, and never reads what is on them.
     static func vtMode(_ vt: Int) -> OutputTarget.Kind? {
-        let fd = open("/dev/tty\(vt)", O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
+        let fd = open("/dev/tty\(vt)", O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { Glibc.close(fd) }
         let mode = keyhold_vt_mode(fd)
