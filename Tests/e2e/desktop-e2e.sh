@@ -602,8 +602,18 @@ guest() {
   useradd -m -s /bin/sh kuser
   src_start kb "$SRC_NAME" || { fail "source keyboard created"; e2e_finish; return 1; }
   udevadm settle -t 15
+  # The daemon runs as the service does: as its own user `keyhold`, with no capabilities and its
+  # devices (keyboards, /dev/uinput, VTs, sound) through the udev rules' ACLs.
+  systemd-sysusers "$HERE/../../systemd/keyhold.sysusers.conf"
+  cp "$HERE/../../udev/75-keyhold.rules" /etc/udev/rules.d/
+  udevadm control --reload
+  udevadm trigger --action=change --subsystem-match=input --subsystem-match=misc --subsystem-match=tty
+  udevadm settle -t 15
+  install -d -o keyhold -g keyhold -m 0755 /run/keyhold
+  chmod a+rx "$E2E_WORK"; chmod a+r "$CFG"
   # KEYHOLD_DEBUG: the daemon traces each sound's delay (session_audio's benchmark)
-  KEYHOLD_DEBUG=1 keyhold_start "$CFG" || { fail "keyhold started"; e2e_finish; return 1; }
+  KH_USER=keyhold KEYHOLD_DEBUG=1 keyhold_start "$CFG" || { fail "keyhold started"; e2e_finish; return 1; }
+  check "the daemon runs as user keyhold (uid $(stat -c %u "/proc/$KH_PID"))" test "$(stat -c %U "/proc/$KH_PID")" = keyhold
   check "keyhold grabs the source" wait_flowing kb "$KH_DEV" 15
 
   case " $PHASES " in *" vt "*) vt_phase ;; esac

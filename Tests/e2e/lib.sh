@@ -188,7 +188,9 @@ keyhold_start() {
   # a virtual keyboard left by an earlier keyhold (still shutting down) must not count
   # (compared by inputM: a new device often reuses the old one's /dev/input/eventN)
   KH_OLD_DEV=$("$PROBE" find "$KH_NAME" -t 0 -i 2>/dev/null)
-  "$KEYHOLD" run --config "$cfg" "$@" >> "$E2E_OUT/keyhold.log" 2>&1 &
+  # KH_USER: run as that user, as the service does (no capabilities; devices through udev ACLs)
+  ${KH_USER:+setpriv --reuid="$KH_USER" --regid="$KH_USER" --init-groups --inh-caps=-all --bounding-set=-all --} \
+    "$KEYHOLD" run --config "$cfg" "$@" >> "$E2E_OUT/keyhold.log" 2>&1 &
   KH_PID=$!; E2E_PIDS+=("$!")
   wait_until 20 _kh_started
   if ! kill -0 "$KH_PID" 2>/dev/null; then echo "keyhold_start: keyhold exited (log: $E2E_OUT/keyhold.log)" >&2; return 1; fi

@@ -189,6 +189,8 @@ guest() {
 
   # typing, and the monitors: root sees the candidates, a member only positions
   check "console app started on VT 2" vt_start
+  check "the service reads VT 2's mode (its write-only ACL): a text console" \
+    wait_until 10 eval 'journal | grep -q "keys go to: text console.* on VT 2"'
   src_type kb hello
   check "typing: hello arrives in the VT application" vt_expect hello
   vt_clear
