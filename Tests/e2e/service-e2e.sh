@@ -150,6 +150,8 @@ guest() {
     eval '[ "$(stat -c %U /proc/$pid)" = keyhold ] && [ "$(awk "/^Uid/{print \$2}" /proc/$pid/status)" != 0 ] \
           && [ "$(awk "/^CapEff/{print \$2}" /proc/$pid/status)" = 0000000000000000 ] \
           && [ "$(awk "/^CapPrm/{print \$2}" /proc/$pid/status)" = 0000000000000000 ]'
+  check "main process runs SCHED_FIFO 49 ($(chrt -p "$pid" 2>&1 | tr '\n' ' '))" \
+    eval 'chrt -p "$pid" | grep -q "SCHED_FIFO" && chrt -p "$pid" | grep -q "priority: 49"'
   check "control socket $SOCKET is keyhold:keyhold 0666 (the daemon checks each peer)" test "$(stat -c '%U:%G %a' "$SOCKET")" = "keyhold:keyhold 666"
   check "runtime directory /run/keyhold is keyhold:keyhold 0755" test "$(stat -c '%U:%G %a' /run/keyhold)" = "keyhold:keyhold 755"
   check "hotplug through the libudev monitor (udevd runs)" journal_has "hotplug: libudev monitor"
