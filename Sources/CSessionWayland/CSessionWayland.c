@@ -97,10 +97,10 @@ static const struct wl_registry_listener registry_listener = { registry_global, 
 static struct zwlr_foreign_toplevel_handle_v1 *active_toplevel;
 static int focus_changes;
 
-// A handle's user data: whether its last state said activated, until its done.
 static void toplevel_title(void *d, struct zwlr_foreign_toplevel_handle_v1 *h, const char *t) { (void)d; (void)h; (void)t; }
 static void toplevel_app_id(void *d, struct zwlr_foreign_toplevel_handle_v1 *h, const char *a) { (void)d; (void)h; (void)a; }
 static void toplevel_output(void *d, struct zwlr_foreign_toplevel_handle_v1 *h, struct wl_output *o) { (void)d; (void)h; (void)o; }
+// A handle's user data: whether its last state said activated, read at its done.
 static void toplevel_state(void *data, struct zwlr_foreign_toplevel_handle_v1 *h, struct wl_array *states) {
     (void)data;
     uintptr_t activated = 0;

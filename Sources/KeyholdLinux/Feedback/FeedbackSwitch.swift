@@ -2,9 +2,10 @@ import KeyholdKit
 
 /// Audio and haptic engines that are reopened off the playing thread: the daemon's across
 /// reloads (DESIGN.md, Configuration: feedback devices are closed before they are reopened, off
-/// the input thread), the companion's sound when it first plays. Plays go to the engines open now. `reopen` makes the daemon silent at once; a thread of its own then closes the old
-/// engines (letting a sound in progress end, erasing rumble effects) and opens the new ones, which
-/// take over once open. The input thread only ever takes an uncontended lock to play.
+/// the input thread), the companion's sound when it first plays. Plays go to the engines open
+/// now. `reopen` makes it silent at once; a thread of its own then closes the old engines
+/// (letting a sound in progress end, erasing rumble effects) and opens the new ones, which take
+/// over once open. The playing thread only ever takes an uncontended lock.
 public final class FeedbackSwitch: AudioFeedbackEngine, HapticFeedbackEngine, @unchecked Sendable {
     public typealias Engines = (audio: AudioFeedbackEngine, haptic: HapticFeedbackEngine)
 
@@ -23,10 +24,7 @@ public final class FeedbackSwitch: AudioFeedbackEngine, HapticFeedbackEngine, @u
     /// under way finishes first.
     public func reopen(_ open: @escaping @Sendable () -> Engines) {
         worker?.join()
-        let old = condition.withLock { () -> Engines in
-            defer { engines = (SilentAudioEngine(), SilentHapticEngine()) }
-            return engines
-        }
+        let old = takeEngines()
         let body = { [self] in
             Self.close(old)
             let new = open()
@@ -40,14 +38,19 @@ public final class FeedbackSwitch: AudioFeedbackEngine, HapticFeedbackEngine, @u
     public func close() {
         worker?.join()
         worker = nil
-        Self.close(condition.withLock { () -> Engines in
-            defer { engines = (SilentAudioEngine(), SilentHapticEngine()) }
-            return engines
-        })
+        Self.close(takeEngines())
     }
 
     /// Waits for a reopen under way (tests).
     public func waitUntilOpen() { worker?.join() }
+
+    /// The engines in use, leaving silent ones in their place.
+    private func takeEngines() -> Engines {
+        condition.withLock {
+            defer { engines = (SilentAudioEngine(), SilentHapticEngine()) }
+            return engines
+        }
+    }
 
     private static func close(_ engines: Engines) {
         (engines.audio as? ClosableFeedbackEngine)?.close()
