@@ -38,6 +38,8 @@ int keyhold_peer_groups(int fd, unsigned int *groups, int *count);
 static const uint32_t keyhold_epollin = EPOLLIN;
 static const uint32_t keyhold_epollout = EPOLLOUT;
 static const uint32_t keyhold_epollpri = EPOLLPRI;
+static const uint32_t keyhold_epollerr = EPOLLERR;
+static const uint32_t keyhold_epollhup = EPOLLHUP;
 static const int keyhold_epoll_ctl_add = EPOLL_CTL_ADD;
 static const int keyhold_epoll_ctl_mod = EPOLL_CTL_MOD;
 static const int keyhold_epoll_ctl_del = EPOLL_CTL_DEL;

@@ -46,9 +46,9 @@ public final class ControlServer: EngineObserver {
     private let loop: EventLoop
     private var listenFD: Int32 = -1
     private var tokens: [EventLoop.Token] = []
-    private let writeSet: PollSet
-    private var wakeRead: Int32 = -1, wakeWrite: Int32 = -1
     private var flushScheduled = false
+    /// `flushScheduledOutput`, made once: queuing it after a batch allocates nothing.
+    private lazy var flushWork: () -> Void = { [unowned self] in self.flushScheduledOutput() }
     private var clients: [Int32: Client] = [:]
     private var monitors: [Client] = []
     private var contentLine = JSONWriter(capacity: 512)
@@ -86,6 +86,8 @@ public final class ControlServer: EngineObserver {
         var input: [UInt8] = []
         var output: [UInt8] = []
         var outputStart = 0
+        /// Waits for room in the socket (the loop reports it writable).
+        var waitsToWrite = false
         var isMonitor = false
         var content = false
         var closing = false
@@ -112,17 +114,9 @@ public final class ControlServer: EngineObserver {
             if let group, geteuid() == 0 { Log.info("control: group \(group) does not exist; the socket is for root only") }
             self.group = nil
         }
-        writeSet = try PollSet()
         do throws(SystemError) {
             try createSocket(mode: mode)
-            var pair: [Int32] = [-1, -1]
-            guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
-                             0, &pair) == 0 else { throw SystemError("socketpair", errno) }
-            wakeRead = pair[0]
-            wakeWrite = pair[1]
             tokens.append(try loop.watch(listenFD) { [unowned self] in self.acceptClients() })
-            tokens.append(try loop.watch(writeSet.fd) { [unowned self] in self.writeReady() })
-            tokens.append(try loop.watch(wakeRead) { [unowned self] in self.flushScheduledOutput() })
         } catch {
             shutdown()
             throw error
@@ -140,8 +134,6 @@ public final class ControlServer: EngineObserver {
         for client in Array(clients.values) where client.pending > 0 { flush(client) }
         for client in Array(clients.values) { drop(client, why: nil) }
         if listenFD >= 0 { Glibc.close(listenFD); listenFD = -1 }
-        if wakeRead >= 0 { Glibc.close(wakeRead); wakeRead = -1 }
-        if wakeWrite >= 0 { Glibc.close(wakeWrite); wakeWrite = -1 }
         if let inode = socketInode {
             var st = stat()
             if lstat(path, &st) == 0, UInt64(st.st_dev) == inode.dev, UInt64(st.st_ino) == inode.ino { unlink(path) }
@@ -238,7 +230,9 @@ public final class ControlServer: EngineObserver {
                 continue
             }
             do {
-                client.token = try loop.watch(fd) { [unowned self, unowned client] in self.readClient(client) }
+                client.token = try loop.watch(fd, for: .readable) { [unowned self, unowned client] events in
+                    self.clientReady(client, events)
+                }
             } catch {
                 Log.warning("control: \(error)")
                 Glibc.close(fd)
@@ -282,7 +276,6 @@ public final class ControlServer: EngineObserver {
     private func drop(_ client: Client, why: String?) {
         guard clients.removeValue(forKey: client.fd) != nil else { return }
         if client.token != 0 { loop.unwatch(client.token) }
-        writeSet.remove(client.fd)
         if client.isMonitor, let i = monitors.firstIndex(where: { $0 === client }) {
             monitors.remove(at: i)
             monitorCount = monitors.count
@@ -473,8 +466,7 @@ public final class ControlServer: EngineObserver {
     /// Sends the reply in `reply`, then closes the connection.
     private func closeAfterReply(_ client: Client) {
         client.closing = true
-        loop.unwatch(client.token)
-        client.token = 0
+        loop.change(client.token, to: client.waitsToWrite ? .writable : [])   // read no more
         enqueue(client, reply.bytes, now: true)
         if clients[client.fd] === client, client.pending == 0 { drop(client, why: nil) }
     }
@@ -591,7 +583,7 @@ public final class ControlServer: EngineObserver {
         }
         if offset < bytes.count {
             client.output.append(contentsOf: bytes[offset...])
-            if now { writeSet.set(client.fd, events: PollSet.writable) }
+            if now { waitToWrite(client, true) }
         } else if client.closing {
             drop(client, why: nil)
         }
@@ -615,7 +607,7 @@ public final class ControlServer: EngineObserver {
         if client.pending == 0 {
             client.output.removeAll(keepingCapacity: true)
             client.outputStart = 0
-            writeSet.remove(client.fd)
+            waitToWrite(client, false)
             if client.closing { drop(client, why: nil) }
             return true
         }
@@ -623,29 +615,38 @@ public final class ControlServer: EngineObserver {
             client.output.removeFirst(client.outputStart)
             client.outputStart = 0
         }
-        writeSet.set(client.fd, events: PollSet.writable)
+        waitToWrite(client, true)
         return false
     }
 
-    private func writeReady() {
-        for (fd, _) in writeSet.ready() {
-            guard let client = clients[fd] else { writeSet.remove(fd); continue }
-            flush(client)
-        }
+    /// Waits (or stops waiting) for room in the client's socket, besides its input unless it is closing.
+    private func waitToWrite(_ client: Client, _ wait: Bool) {
+        guard client.waitsToWrite != wait else { return }
+        client.waitsToWrite = wait
+        let reading: EventLoop.Events = client.closing ? [] : .readable
+        loop.change(client.token, to: wait ? reading.union(.writable) : reading)
     }
 
+    /// The loop found the client's socket readable, writable, or broken.
+    private func clientReady(_ client: Client, _ events: EventLoop.Events) {
+        if events.contains(.writable) || (client.closing && !events.isDisjoint(with: [.error, .hangUp])) {
+            flush(client)
+        }
+        guard clients[client.fd] === client, !client.closing,
+              !events.isDisjoint(with: [.readable, .error, .hangUp]) else { return }
+        readClient(client)
+    }
+
+    /// Monitor output is sent after the loop batch, once the keys of the batch are written.
     private func scheduleFlush() {
-        guard !flushScheduled, wakeWrite >= 0 else { return }
+        guard !flushScheduled, listenFD >= 0 else { return }
         flushScheduled = true
-        var byte: UInt8 = 1
-        _ = send(wakeWrite, &byte, 1, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+        loop.afterBatch(flushWork)
     }
 
     private func flushScheduledOutput() {
-        var sink = [UInt8](repeating: 0, count: 64)
-        while sink.withUnsafeMutableBytes({ read(wakeRead, $0.baseAddress, $0.count) }) > 0 {}
         flushScheduled = false
-        for client in monitors where client.pending > 0 && !writeSet.contains(client.fd) { flush(client) }
+        for client in monitors where client.pending > 0 && !client.waitsToWrite { flush(client) }
     }
 
     // MARK: - Publishing

@@ -6,8 +6,7 @@ import Glibc
 /// case) a libudev monitor on subsystem "input" is used, so a node is reported once udev has
 /// applied its rules (permissions, tags). Without udevd (initramfs, a bare test guest), udev
 /// events never arrive: inotify on /dev/input (devtmpfs) is used instead.
-public final class HotplugMonitor {
-    public enum Change { case added(String), removed(String) }
+public final class HotplugMonitor: HotplugSource {
     public enum Mode: String { case udev = "libudev monitor", inotify = "inotify on /dev/input" }
 
     public let mode: Mode
@@ -45,6 +44,8 @@ public final class HotplugMonitor {
         mode = .inotify
     }
 
+    public var summary: String { mode.rawValue + (mode == .inotify ? " (udevd is not running)" : "") }
+
     deinit {
         if let monitor { udev_monitor_unref(monitor) } else { close(fd) }
         if let udev { udev_unref(udev) }
@@ -52,8 +53,8 @@ public final class HotplugMonitor {
 
     /// Reads what happened since the last call. Attribute changes count as `added` (a node that
     /// could not be opened may be readable now); the daemon ignores nodes it already has.
-    public func changes() -> [Change] {
-        var result: [Change] = []
+    public func changes() -> [HotplugChange] {
+        var result: [HotplugChange] = []
         if let monitor {
             while let device = udev_monitor_receive_device(monitor) {
                 defer { udev_device_unref(device) }

@@ -4,7 +4,7 @@ import KeyholdKit
 
 /// One /dev/input/event* node opened through libevdev: identity, capabilities, grab, key state,
 /// LEDs, and reading with SYN_DROPPED resync.
-public final class InputDevice {
+public final class InputDevice: KeyboardDevice {
     public let path: String
     public let fd: Int32
     let dev: OpaquePointer
@@ -135,22 +135,9 @@ public final class InputDevice {
         return events.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, size) } == size
     }
 
-    /// What one read pass found.
-    public enum ReadEnd { case drained, gone, failed(Int32) }
-
-    /// An event handed to the caller: a key event, a SYN_REPORT (frame end), or a resync note.
-    public enum Event {
-        case key(code: UInt16, value: Int32, time: Timestamp)
-        case frameEnd
-        /// SYN_DROPPED: the kernel dropped events; the `.key` events that follow until
-        /// `.resynced` are libevdev's synthesized differences.
-        case dropped
-        case resynced
-    }
-
     /// Reads everything queued (the fd is non-blocking), handling SYN_DROPPED with libevdev's
     /// sync mode. Returns why it stopped: drained (EAGAIN), gone (ENODEV) or another error.
-    public func readAvailable(_ body: (Event) -> Void) -> ReadEnd {
+    public func readAvailable(_ body: (DeviceEvent) -> Void) -> DeviceReadEnd {
         var ev = input_event()
         var syncing = false
         while true {
@@ -174,12 +161,11 @@ public final class InputDevice {
         }
     }
 
-    private func deliver(_ ev: input_event, synced: Bool, _ body: (Event) -> Void) {
+    private func deliver(_ ev: input_event, synced: Bool, _ body: (DeviceEvent) -> Void) {
         switch Int32(ev.type) {
         case EV_KEY:
-            // Synthesized sync events carry no meaningful time: use now.
-            let time = synced ? MonotonicClock.now() : MonotonicClock.timestamp(ev.time)
-            body(.key(code: ev.code, value: ev.value, time: time))
+            // Synthesized sync events carry no meaningful time.
+            body(.key(code: ev.code, value: ev.value, time: synced ? nil : MonotonicClock.timestamp(ev.time)))
         case EV_SYN where Int32(ev.code) == SYN_REPORT:
             body(.frameEnd)
         default:

@@ -17,7 +17,7 @@ import KeyholdKit
 /// finish the release synchronously (write the key-ups to uinput before returning).
 ///
 /// The bus connection runs on the daemon's event loop: the bus fd (POLLIN/POLLOUT as sd-bus asks)
-/// and a timerfd for sd-bus's timeout sit in a `PollSet` the loop watches. No thread, no polling.
+/// and a timerfd for sd-bus's timeout are watched by the loop itself. No thread, no polling.
 /// Only signals sent by the owner of org.freedesktop.login1 count: another local process cannot
 /// make the daemon release keys by emitting a look-alike signal.
 public final class SleepMonitor {
@@ -34,9 +34,8 @@ public final class SleepMonitor {
     private var bus: OpaquePointer?
     private let loop: EventLoop
     private let handler: Handler
-    private let pollSet: PollSet
     private let timer: DeadlineTimer
-    private var token: EventLoop.Token?
+    private var busToken: EventLoop.Token?, timerToken: EventLoop.Token?
     private var busFD: Int32 = -1
     private let sender: String
     private let takeDelayLock: Bool
@@ -64,7 +63,6 @@ public final class SleepMonitor {
         self.sender = sender
         self.takeDelayLock = takeDelayLock
         do {
-            pollSet = try PollSet()
             timer = try DeadlineTimer()
         } catch {
             throw .system(error.description)
@@ -101,8 +99,11 @@ public final class SleepMonitor {
             takeInhibitor()
         }
         do {
-            pollSet.set(timer.fd, events: PollSet.readable)
-            token = try loop.watch(pollSet.fd) { [unowned self] in self.process() }
+            timerToken = try loop.watch(timer.fd) { [unowned self] in
+                self.timer.acknowledge()
+                self.process()
+            }
+            busToken = try loop.watch(busFD, for: .readable) { [unowned self] _ in self.process() }
         } catch {
             close()
             throw .system(error.description)
@@ -115,9 +116,10 @@ public final class SleepMonitor {
 
     /// Disconnects (gives back the delay lock).
     public func close() {
-        if let token { loop.unwatch(token) }
-        token = nil
-        if busFD >= 0 { pollSet.remove(busFD); busFD = -1 }
+        for token in [busToken, timerToken] { if let token { loop.unwatch(token) } }
+        busToken = nil
+        timerToken = nil
+        busFD = -1
         if let bus {
             sd_bus_close(bus)
             sd_bus_unref(bus)
@@ -129,7 +131,6 @@ public final class SleepMonitor {
     // MARK: - Event loop integration
 
     private func process() {
-        for (fd, _) in pollSet.ready() where fd == timer.fd { timer.acknowledge() }
         guard let bus else { return }
         while true {
             let rc = sd_bus_process(bus, nil)
@@ -147,7 +148,11 @@ public final class SleepMonitor {
     private func update() {
         guard let bus else { return }
         let events = sd_bus_get_events(bus)
-        if events >= 0 { pollSet.set(busFD, events: UInt32(events) & (PollSet.readable | PollSet.writable) | PollSet.readable) }
+        if events >= 0, let busToken {
+            // Always input (a signal may come at any time); output while sd-bus has some queued.
+            let wanted = EventLoop.Events(rawValue: UInt32(events)).intersection(.writable)
+            loop.change(busToken, to: wanted.union(.readable))
+        }
         var usec: UInt64 = 0
         if sd_bus_get_timeout(bus, &usec) >= 0, usec != UInt64.max {
             timer.arm(at: Timestamp(microseconds: Int64(min(usec, UInt64(Int64.max)))))

@@ -51,7 +51,7 @@ public final class OutputTargetWatcher {
         activeVTFile = open(Self.activeVTPath, O_RDONLY | O_CLOEXEC)
         if activeVTFile >= 0 {
             Self.consume(activeVTFile)
-            if let token = try? loop.watch(activeVTFile, priority: true, handler: { [unowned self] in
+            if let token = try? loop.watch(activeVTFile, for: .priority, handler: { [unowned self] _ in
                 Self.consume(self.activeVTFile)
                 self.refresh()
             }) { tokens.append(token) }

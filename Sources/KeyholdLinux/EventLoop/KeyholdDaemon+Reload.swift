@@ -1,0 +1,44 @@
+import KeyholdKit
+
+extension KeyholdDaemon {
+    /// SIGHUP or `keyhold reload`: loads the configuration again and, when it changed, builds a
+    /// new engine that takes over what the old one held; keys held on keyboards that stay
+    /// grabbed stay held. A broken configuration keeps the running one.
+    @discardableResult
+    func reloadConfiguration() -> ControlReloadResult {
+        guard let reloader else { Log.warning("SIGHUP: no configuration file to reload"); return .failed("no configuration file to reload") }
+        notifier.notify("RELOADING=1")
+        defer { notifier.notify("READY=1") }
+        let new: KeyholdConfiguration, source: String
+        var newLayout = layout, newNames = layoutNames
+        do {
+            (new, source) = try reloader()
+            let names = XKBNames.resolve(new.output)
+            if names != layoutNames { (newLayout, newNames) = try KeyholdDaemon.makeLayout(new.output) }
+        } catch {
+            Log.error("reload failed, keeping the running configuration: \(error)")
+            return .failed("\(error)")
+        }
+        if new == configuration && newNames == layoutNames {
+            // Nothing to rebuild: keys held right now stay held.
+            Log.info("reloaded configuration from \(source): unchanged")
+            configurationSource = source
+            return .reloaded(source: source)
+        }
+        // Keys passed through and held (a Shift) stay held across the reload, and the layer and
+        // locale stay; what the old engine itself held is let go.
+        let held = engine.handOver()
+        configuration = new
+        layout = newLayout
+        layoutNames = newNames
+        outputQueue.pacing.paceMicroseconds = new.output.paceMicroseconds
+        buildEngine()
+        engine.takeOver(held)
+        applyOutputTarget()
+        // Device rules may have changed: let go of devices no longer wanted, take new ones.
+        devices.apply(new.devices)
+        Log.info("reloaded configuration from \(source) (layout \(layoutNames.layoutName))")
+        configurationSource = source
+        return .reloaded(source: source)
+    }
+}

@@ -1,0 +1,189 @@
+import Glibc
+import KeyholdKit
+
+// The graphical session (its companion, its layout, where keystrokes go), the control socket
+// and suspend.
+
+extension KeyholdDaemon {
+    /// Starts what the desktop needs, once the keyboards are grabbed: the watcher of where the
+    /// keystrokes go, the control socket (the session companion connects there), suspend handling.
+    func startSessionServices() {
+        if let controlPath {
+            do {
+                control = try ControlServer(path: controlPath, loop: loop, handler: self)
+                control?.version = version
+                engine.observer = control
+            } catch {
+                Log.warning("control socket disabled: \(error)")
+            }
+        }
+        let watcher = OutputTargetWatcher(loop: loop)
+        watcher.start()
+        watcher.onChange = { [unowned self] _ in self.applyOutputTarget() }
+        outputTarget = watcher
+        // An X server cannot represent evdev codes above 247 (X keycodes stop at 255): it never
+        // delivers those, so the companion cannot count them.
+        outputQueue.counts = { $0.rawValue <= 247 }
+        outputQueue.onCompanionTimeout = { [unowned self] companion in
+            guard let companion = companion as? SessionCompanion else { return }
+            let ms = self.outputQueue.acknowledgementTimeoutMicroseconds / 1000
+            self.dropCompanion(companion, why: "did not answer within \(ms) ms; typing with ctrl-shift-u")
+        }
+        applyOutputTarget()
+        sleepMonitor = SleepMonitor.start(loop: loop) { [unowned self] goingToSleep in self.systemSleep(goingToSleep) }
+    }
+
+    /// Sends a sound to the companion in front; false when there is none.
+    func playInSession(_ sound: AudioFeedback) -> Bool {
+        guard configuration.feedback.isAudioEnabled, let activeCompanion, let control else { return false }
+        return control.sendSound(sound, volume: configuration.feedback.audioVolume, to: activeCompanion)
+    }
+
+    var target: OutputTarget { outputTarget?.target ?? OutputTarget(kind: .unknown, source: "not watched") }
+
+    /// The configured Unicode method resolved for where the keystrokes go now, and why.
+    var unicodeMethod: (method: UnicodeMethod, reason: String) {
+        configuration.output.unicodeMethod.resolved(for: target, companion: activeCompanion?.backend)
+    }
+
+    /// The layout keystrokes are typed with: the desktop's, as its companion reported it (also
+    /// after the companion has gone); else the configured or system one.
+    var activeLayout: KeyboardLayout { desktopLayout?.layout ?? layout }
+    var activeLayoutName: String { desktopLayout?.name ?? "\(layoutNames)" }
+    var desktopLayout: (layout: KeyboardLayout, name: String)? {
+        let target = self.target
+        guard target.kind == .graphical, let uid = target.uid else { return nil }
+        return desktopLayouts[uid]
+    }
+
+    /// The active session or its companion changed: type the way the new one understands, with
+    /// its layout, and hand text only to its companion.
+    func applyOutputTarget() {
+        let target = self.target
+        let active = target.kind == .graphical ? companions.last(where: { $0.uid == target.uid }) : nil
+        if active !== activeCompanion {
+            activeCompanion = active
+            outputQueue.companion = active
+            control?.calloutCompanion = active
+            active?.becameActive(writtenCount: outputQueue.writtenCount)
+            Log.info("session companion: " + (active.map { "\($0)" } ?? "none for \(target)"))
+        }
+        if engine.services.layout !== activeLayout {
+            engine.services.layout = activeLayout
+            Log.info("layout \(activeLayoutName)")
+        }
+        let (method, reason) = unicodeMethod
+        guard engine.services.unicodeMethod != method else { return }
+        engine.services.unicodeMethod = method
+        Log.info("unicode method \(method.rawValue) (\(reason))")
+        control?.publishNotice("unicode method", detail: "\(method.rawValue) (\(reason))")
+    }
+
+    func dropCompanion(_ companion: SessionCompanion, why: String) {
+        Log.warning("\(companion): \(why)")
+        companion.disconnect(why)
+    }
+}
+
+// MARK: - Control socket and suspend
+
+extension KeyholdDaemon: ControlHandler {
+    public func status() -> ControlStatus {
+        ControlStatus(
+            paused: paused, configuration: configurationSource, layout: activeLayoutName,
+            unicodeMethod: "\(unicodeMethod.method.rawValue) (\(unicodeMethod.reason))",
+            locale: engine?.services.keyboardContext.locale ?? "", virtualKeyboard: virtualKeyboard.devnode,
+            keyboards: devices.summaries.map { .init(path: $0.path, name: $0.name, id: $0.id, grabbed: $0.grabbed) },
+            extra: [("session companion", activeCompanion.map { "\($0)" } ?? (companions.isEmpty ? "none" : "\(companions.count) connected, none for \(target)")),
+                    ("companion round trip", outputQueue.companionRoundTrip.map {
+                        "p50 \(KeyholdDaemon.milliseconds($0.p50)), p99 \(KeyholdDaemon.milliseconds($0.p99)) (\($0.count) characters)"
+                    } ?? "none yet"),
+                    ("suspend", sleepMonitor == nil ? "not handled (no D-Bus)"
+                     : sleepMonitor!.hasDelayLock ? "handled (sleep delay lock held)" : "handled")])
+    }
+
+    /// `1.25 ms` for 1250 µs.
+    static func milliseconds(_ microseconds: Int64) -> String {
+        let hundredths = (microseconds + 5) / 10
+        let fraction = hundredths % 100
+        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction) ms"
+    }
+
+    public func reload() -> ControlReloadResult { reloadConfiguration() }
+
+    public func companionRefusal(uid: UInt32) -> String? {
+        let target = self.target
+        guard let owner = target.uid else { return "cannot tell whose session is active on the seat (\(target))" }
+        guard owner == uid else { return "uid \(uid) does not own the seat's active session (\(target))" }
+        guard target.kind == .graphical else { return "the seat's active session is not graphical (\(target))" }
+        return nil
+    }
+
+    public func companionConnected(_ companion: SessionCompanion) {
+        companions.append(companion)
+        Log.info("\(companion) connected")
+        applyOutputTarget()
+    }
+
+    public func companionDisconnected(_ companion: SessionCompanion) {
+        companions.removeAll { $0 === companion }
+        outputQueue.companionGone(companion)
+        Log.info("\(companion) disconnected")
+        applyOutputTarget()
+    }
+
+    public func companion(_ companion: SessionCompanion, reportedKeymap keymap: String, temporaryKeycodes: [Int]) throws(ControlProtocolError) -> String {
+        let layout: XKBLayout
+        let skipped = Set(temporaryKeycodes.map { KeyCode(UInt16($0 - 8)) })
+        do { layout = try XKBLayout(keymapText: keymap, source: "keyhold-session pid \(companion.pid)", excluding: skipped) } catch {
+            throw .malformed(error.description)
+        }
+        desktopLayouts[companion.uid] = (layout, "\(layout.names)")
+        Log.info("\(companion): the desktop's keymap is \(layout.name)")
+        applyOutputTarget()
+        return layout.name
+    }
+
+    public func companion(_ companion: SessionCompanion, typed id: UInt64, delivered: Bool) {
+        guard outputQueue.companion === companion else { return }
+        if delivered { outputQueue.acknowledge(id) } else { outputQueue.companionWrote(id) }
+    }
+
+    public func companion(_ companion: SessionCompanion, picked index: Int) {
+        guard companion === activeCompanion else { return }
+        engine.pickCallout(index)
+    }
+
+    public func companionDismissedCallout(_ companion: SessionCompanion) {
+        guard companion === activeCompanion, engine.services.calloutContext.isOpen else { return }
+        Log.info("the session closed the callout (a click elsewhere or another window focused)")
+        engine.dismissCallout()
+    }
+
+    public func pause() {
+        paused = true
+        engine.isPaused = true
+        Log.info("paused: every key passes through unchanged")
+    }
+
+    public func resume() {
+        paused = false
+        engine.isPaused = false
+        Log.info("resumed")
+    }
+
+    /// logind's PrepareForSleep: before sleep, let go of every key and write the releases out
+    /// (the sleep delay lock is given back right after this returns); after resume, resync.
+    private func systemSleep(_ goingToSleep: Bool) {
+        if goingToSleep {
+            engine.releaseAll()
+            outputQueue.drainAll()
+            virtualKeyboard.flush()
+            control?.publishNotice("sleep", detail: "every key released")
+        } else {
+            devices.resyncAll()
+            devices.rescan(retry: true)
+            control?.publishNotice("wake")
+        }
+    }
+}

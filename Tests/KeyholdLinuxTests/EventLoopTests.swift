@@ -1,0 +1,73 @@
+import Glibc
+@testable import KeyholdLinux
+import XCTest
+
+/// The loop on real descriptors (a socket pair), run on the test's thread until a handler stops it.
+final class EventLoopTests: XCTestCase {
+    private var pair: [Int32] = [-1, -1]
+
+    override func setUpWithError() throws {
+        let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        XCTAssertEqual(socketpair(AF_UNIX, type, 0, &pair), 0)
+    }
+
+    override func tearDown() { for fd in pair where fd >= 0 { close(fd) } }
+
+    func testWritableInterestIsReportedOnlyWhileAsked() throws {
+        let loop = try EventLoop()
+        var seen: [String] = []
+        var token: EventLoop.Token = 0
+        token = try loop.watch(pair[0], for: .readable) { events in
+            if events.contains(.writable) {
+                seen.append("writable")
+                loop.change(token, to: .readable)   // nothing more to write: stop asking
+                XCTAssertEqual(send(self.pair[1], "x", 1, 0), 1)
+            }
+            if events.contains(.readable) {
+                var byte: UInt8 = 0
+                XCTAssertEqual(read(self.pair[0], &byte, 1), 1)
+                seen.append("readable")
+                loop.stop()
+            }
+        }
+        loop.change(token, to: [.readable, .writable])
+        var batches = 0
+        try loop.run { batches += 1 }
+        XCTAssertEqual(seen, ["writable", "readable"], "writable once, then only input")
+        XCTAssertEqual(batches, 2)
+    }
+
+    func testWorkQueuedForTheEndOfABatchRunsAfterTheBatchHookOnce() throws {
+        let loop = try EventLoop()
+        var order: [String] = []
+        try loop.watch(pair[0]) {
+            var byte: UInt8 = 0
+            _ = read(self.pair[0], &byte, 1)
+            order.append("handler")
+            loop.afterBatch { order.append("deferred") }
+            loop.stop()
+        }
+        XCTAssertEqual(send(pair[1], "x", 1, 0), 1)
+        try loop.run { order.append("batch end") }
+        XCTAssertEqual(order, ["handler", "batch end", "deferred"])
+    }
+
+    func testAnUnwatchedTokenFindsNothingEvenWhenItsSlotIsReused() throws {
+        let loop = try EventLoop()
+        var fired: [String] = []
+        let first = try loop.watch(pair[0]) { fired.append("old") }
+        loop.unwatch(first)
+        let second = try loop.watch(pair[0]) {
+            var byte: UInt8 = 0
+            _ = read(self.pair[0], &byte, 1)
+            fired.append("new")
+            loop.stop()
+        }
+        XCTAssertNotEqual(first, second)
+        loop.change(first, to: [.readable, .writable])   // stale: must not touch the new watch
+        loop.unwatch(first)
+        XCTAssertEqual(send(pair[1], "x", 1, 0), 1)
+        try loop.run {}
+        XCTAssertEqual(fired, ["new"])
+    }
+}
