@@ -1,6 +1,8 @@
 // Most of the target's functions are inline in include/CLinuxShim.h; those needing _GNU_SOURCE
 // (struct ucred, pthread_setname_np) are here, so the header stays plain for Swift's Glibc module.
 #define _GNU_SOURCE
+#include <errno.h>
+#include <linux/input.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sys/socket.h>
@@ -33,4 +35,30 @@ int keyhold_name_thread(const char *name) {
     strncpy(short_name, name, sizeof short_name - 1);
     short_name[sizeof short_name - 1] = 0;
     return pthread_setname_np(pthread_self(), short_name);
+}
+
+// ---- evdev force feedback (linux/input.h is included here only: the libevdev module brings
+// its own copy of the header's types to Swift)
+
+int keyhold_ff_effects_max(int fd) {
+    int n = 0;
+    if (ioctl(fd, EVIOCGEFFECTS, &n) < 0) return -1;
+    return n;
+}
+
+int keyhold_ff_upload_rumble(int fd, uint16_t length_ms, uint16_t delay_ms, uint16_t strong, uint16_t weak) {
+    struct ff_effect effect;
+    memset(&effect, 0, sizeof effect);
+    effect.type = FF_RUMBLE;
+    effect.id = -1;
+    effect.replay.length = length_ms;
+    effect.replay.delay = delay_ms;
+    effect.u.rumble.strong_magnitude = strong;
+    effect.u.rumble.weak_magnitude = weak;
+    if (ioctl(fd, EVIOCSFF, &effect) < 0) return -errno;
+    return effect.id;
+}
+
+int keyhold_ff_remove(int fd, int id) {
+    return ioctl(fd, EVIOCRMFF, id);
 }

@@ -61,66 +61,6 @@ final class HapticEngineTests: XCTestCase {
         XCTAssertEqual(HapticPattern.uploadOrder.first, .lightImpact)
     }
 
-    // MARK: capability bits
-
-    func testRumbleBitIsInTheSecondWord() {
-        XCTAssertEqual(EvdevBitmap.ffRumble, Int(FF_RUMBLE))
-        XCTAssertEqual(EvdevBitmap.evFF, Int(EV_FF))
-        XCTAssertEqual(EvdevBitmap.ffMax, Int(FF_MAX))
-        XCTAssertEqual(EvdevBitmap.wordCount(bits: EvdevBitmap.ffMax + 1), 128 / UInt.bitWidth)
-
-        // a typical gamepad: FF_RUMBLE (80), FF_PERIODIC (81), FF_GAIN (96) and waveforms 88..93
-        var words = [UInt](repeating: 0, count: 128 / UInt.bitWidth)
-        for bit in [80, 81, 88, 89, 90, 96] { words[bit / UInt.bitWidth] |= UInt(1) << UInt(bit % UInt.bitWidth) }
-        XCTAssertTrue(EvdevBitmap.isSet(80, in: words))
-        XCTAssertTrue(EvdevBitmap.isSet(96, in: words))
-        XCTAssertFalse(EvdevBitmap.isSet(82, in: words), "FF_CONSTANT is not set")
-        XCTAssertFalse(EvdevBitmap.isSet(16, in: words), "80 mod 64 in the first word is not FF_RUMBLE")
-        if UInt.bitWidth == 64 {
-            XCTAssertEqual(words[0], 0, "nothing below 64")
-            XCTAssertEqual(words[1], 1 << 16 | 1 << 17 | 1 << 24 | 1 << 25 | 1 << 26 | 1 << 32)
-        }
-
-        // only the first word filled (the classic mistake): no rumble
-        XCTAssertFalse(EvdevBitmap.isSet(80, in: [UInt.max]))
-        XCTAssertFalse(EvdevBitmap.isSet(80, in: [UInt.max, 0]))
-        XCTAssertFalse(EvdevBitmap.isSet(80, in: []))
-        XCTAssertFalse(EvdevBitmap.isSet(-1, in: [UInt.max]))
-        // a device with only FF_PERIODIC (81): not rumble
-        var periodic = [UInt](repeating: 0, count: 128 / UInt.bitWidth)
-        periodic[81 / UInt.bitWidth] |= UInt(1) << UInt(81 % UInt.bitWidth)
-        XCTAssertFalse(EvdevBitmap.isSet(80, in: periodic))
-
-        // the byte view (what ffdemo.c reads): bit 80 is byte 10, bit 0
-        var bytes = [UInt8](repeating: 0, count: 16)
-        bytes[10] = 0x01
-        XCTAssertTrue(EvdevBitmap.isSet(80, inBytes: bytes))
-        XCTAssertFalse(EvdevBitmap.isSet(80, inBytes: [UInt8](repeating: 0xFF, count: 8)))
-        // on a little-endian host both views agree, bit for bit
-        var state: UInt64 = 0x1234_5678_9ABC_DEF0
-        for _ in 0..<50 {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
-            let w = [UInt(truncatingIfNeeded: state), UInt(truncatingIfNeeded: state >> 7 ^ state << 3)]
-            let b = w.withUnsafeBytes { Array($0) }
-            for bit in 0..<(w.count * UInt.bitWidth) {
-                XCTAssertEqual(EvdevBitmap.isSet(bit, in: w), EvdevBitmap.isSet(bit, inBytes: b))
-            }
-        }
-    }
-
-    func testIoctlNumbers() {
-        XCTAssertEqual(MemoryLayout<input_event>.stride, 24)
-        #if arch(x86_64) || arch(arm64)
-        XCTAssertEqual(MemoryLayout<ff_effect>.size, 48)
-        XCTAssertEqual(EvdevIoctl.uploadEffect, 0x4030_4580)   // EVIOCSFF
-        #endif
-        XCTAssertEqual(EvdevIoctl.removeEffect, 0x4004_4581)   // EVIOCRMFF
-        XCTAssertEqual(EvdevIoctl.getEffects, 0x8004_4584)     // EVIOCGEFFECTS
-        XCTAssertEqual(EvdevIoctl.getBit(Int(EV_FF), length: 16), 0x8010_4535)
-        XCTAssertEqual(EvdevIoctl.getBit(0, length: 8), 0x8008_4520)
-        XCTAssertEqual(EvdevIoctl.getName(length: 255), 0x80FF_4506)
-    }
-
     // MARK: no device
 
     func testNoDeviceMeansHapticsOffWithOneLogLine() throws {

@@ -92,6 +92,16 @@ static inline void keyhold_inotify_event(const void *event, uint32_t *mask, uint
     *length = e->len;
 }
 
+// ---- evdev force feedback
+
+/// EVIOCGEFFECTS: how many effects the device holds at once; -1 with errno set.
+int keyhold_ff_effects_max(int fd);
+/// EVIOCSFF of one FF_RUMBLE effect: the kernel's effect id, or -errno. On a uinput device this
+/// waits for its driver process to answer.
+int keyhold_ff_upload_rumble(int fd, uint16_t length_ms, uint16_t delay_ms, uint16_t strong, uint16_t weak);
+/// EVIOCRMFF: 0, or -1 with errno set.
+int keyhold_ff_remove(int fd, int id);
+
 /// Names the calling thread (at most 15 bytes show): 0, or an error number.
 int keyhold_name_thread(const char *name);
 
