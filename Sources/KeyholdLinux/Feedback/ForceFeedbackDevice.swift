@@ -41,9 +41,10 @@ final class ForceFeedbackDevice {
         var evdev: OpaquePointer?
         let rc = libevdev_new_from_fd(fd, &evdev)
         guard rc == 0, let evdev else {
+            // Not an evdev node (libevdev's first ioctl fails): nothing that can rumble.
             Glibc.close(fd)
             return (nil, ForceFeedbackProbe(path: path, name: "", hasForceFeedback: false, hasRumble: false,
-                                            maximumEffects: 0, isWritable: false, openError: "libevdev: " + errorString(-rc)))
+                                            maximumEffects: 0, isWritable: writable, openError: nil))
         }
         defer { libevdev_free(evdev) }   // the fd stays open: it is the device's
         let hasFF = libevdev_has_event_type(evdev, UInt32(EV_FF)) != 0
