@@ -11,9 +11,10 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
     ],
     targets: [
-        // The pure engine: no Linux headers, deterministic given a clock.
+        // The pure engine: no I/O, no Glibc, no Foundation; deterministic given a clock.
         .target(name: "KeyholdKit"),
         // C libraries from Debian, found through pkg-config.
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
@@ -26,7 +27,8 @@ let package = Package(
         // Linux adapters: evdev input, uinput output, udev hotplug, xkbcommon layouts, the epoll loop.
         .target(
             name: "KeyholdLinux",
-            dependencies: ["KeyholdKit", "CEvdev", "CUdev", "CXKBCommon", "CALSA", "CSystemd", "CLinuxShim"]
+            dependencies: ["KeyholdKit", "CEvdev", "CUdev", "CXKBCommon", "CALSA", "CSystemd", "CLinuxShim",
+                           .product(name: "SystemPackage", package: "swift-system")]
         ),
         .executableTarget(
             name: "keyhold",

@@ -1,14 +1,6 @@
-import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Reads Keyhold's TOML configuration (the schema is `config/keyhold.toml`, which is also
-/// ``defaultText``) into a ``KeyholdConfiguration``. Every mistake is a ``ConfigurationError``
+/// ``defaultText``) into a ``KeyholdConfiguration``. It does no I/O: KeyholdLinux reads files
+/// (`ConfigurationLoader.load(path:)`). Every mistake is a ``ConfigurationError``
 /// naming the file, line and key, with the nearest valid spelling when there is one; unknown
 /// keys are errors in every table.
 public enum ConfigurationLoader {
@@ -25,28 +17,6 @@ public enum ConfigurationLoader {
         return configuration
     }
 
-    /// Reads and parses a file.
-    public static func load(path: String) throws(ConfigurationError) -> KeyholdConfiguration {
-        try load(text: readExistingText(path: path), file: path)
-    }
-
-    /// Every error in a file, in file order (empty when it is valid), for `keyhold check`; a
-    /// file that cannot be read is one error.
-    public static func validate(path: String) -> [ConfigurationError] {
-        do {
-            return validate(text: try readExistingText(path: path), file: path)
-        } catch {
-            return [error]
-        }
-    }
-
-    /// Reads and parses a file, or returns nil when it does not exist (so the caller can fall
-    /// back to the next location or the default).
-    public static func loadIfPresent(path: String) throws(ConfigurationError) -> KeyholdConfiguration? {
-        guard let text = try readText(path: path) else { return nil }
-        return try load(text: text, file: path)
-    }
-
     /// Every error in the text, in file order (empty when it is valid), for `keyhold check`.
     /// A syntax error stops parsing, so it comes alone.
     public static func validate(text: String, file: String) -> [ConfigurationError] {
@@ -58,49 +28,9 @@ public enum ConfigurationLoader {
         (try? load(text: defaultText, file: "(embedded default)")) ?? KeyholdConfiguration()
     }
 
-    // MARK: - Reading
-
     /// The largest file read: a configuration is a few kilobytes, and this bounds what loading a
     /// wrong file (a log, a disk image) can cost the daemon to about a second and 100 MB.
     public static let maximumFileSize = 1 << 20
-
-    /// The file's text; a missing file is an error.
-    static func readExistingText(path: String) throws(ConfigurationError) -> String {
-        guard let text = try readText(path: path) else {
-            throw ConfigurationError(file: path, message: "cannot read the file: \(String(cString: strerror(ENOENT)))")
-        }
-        return text
-    }
-
-    /// The file's text; nil when it does not exist.
-    static func readText(path: String) throws(ConfigurationError) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        if fd < 0 {
-            let code = errno
-            if code == ENOENT { return nil }
-            throw ConfigurationError(file: path, message: "cannot read the file: \(String(cString: strerror(code)))")
-        }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                let code = errno
-                if code == EINTR { continue }
-                throw ConfigurationError(file: path, message: "cannot read the file: \(String(cString: strerror(code)))")
-            }
-            if n == 0 { break }
-            bytes += buffer[0..<n]
-            if bytes.count > maximumFileSize {
-                throw ConfigurationError(file: path, message: "the file is larger than \(maximumFileSize >> 20) MiB")
-            }
-        }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw ConfigurationError(file: path, message: "the file is not valid UTF-8")
-        }
-        return text
-    }
 
     // MARK: - Decoding
 

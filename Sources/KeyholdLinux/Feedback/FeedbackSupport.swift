@@ -93,33 +93,6 @@ final class FeedbackThread {
     }
 }
 
-/// The bytes of a file, at most `limit` of them; nil with errno-based reason when unreadable.
-func readBinaryFile(_ path: String, limit: Int) -> Result<[UInt8], FeedbackFileError> {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return .failure(.unreadable(errorString(errno))) }
-    defer { close(fd) }
-    var data: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n < 0 { if errno == EINTR { continue }; return .failure(.unreadable(errorString(errno))) }
-        if n == 0 { break }
-        data.append(contentsOf: buffer[0..<n])
-        if data.count > limit { return .failure(.tooLarge(limit)) }
-    }
-    return .success(data)
-}
-
-enum FeedbackFileError: Error, CustomStringConvertible {
-    case unreadable(String), tooLarge(Int)
-    var description: String {
-        switch self {
-        case .unreadable(let why): return why
-        case .tooLarge(let limit): return "larger than \(limit / 1_048_576) MiB"
-        }
-    }
-}
-
 /// `~/x` with $HOME; other paths unchanged.
 func expandingTilde(_ path: String) -> String {
     guard path == "~" || path.hasPrefix("~/"), let home = getenv("HOME") else { return path }

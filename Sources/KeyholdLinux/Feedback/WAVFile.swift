@@ -22,10 +22,9 @@ public enum WAVFile {
 
     /// Reads and decodes a file.
     public static func read(path: String) throws(DecodeError) -> AudioClip {
-        switch readBinaryFile(path, limit: maximumFileSize) {
-        case .success(let bytes): return try decode(bytes)
-        case .failure(let error): throw .unreadable(error.description)
-        }
+        let bytes: [UInt8]
+        do { bytes = try readWholeFile(path, limit: maximumFileSize) } catch { throw .unreadable(error.description) }
+        return try decode(bytes)
     }
 
     /// Decodes 16-bit PCM (format tag 1, or WAVE_FORMAT_EXTENSIBLE with the PCM subformat).

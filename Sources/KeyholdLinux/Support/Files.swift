@@ -1,4 +1,5 @@
 import Glibc
+import SystemPackage
 
 /// The entry names of a directory (without . and ..), or nil when it cannot be read.
 func opendirPath(_ path: String) -> [String]? {
@@ -14,20 +15,50 @@ func opendirPath(_ path: String) -> [String]? {
     return names
 }
 
-/// The whole file as UTF-8 text, or nil.
-func readTextFile(_ path: String) -> String? {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return nil }
-    defer { close(fd) }
-    var data: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 4096)
-    while true {
-        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n < 0 { if errno == EINTR { continue }; return nil }
-        if n == 0 { break }
-        data.append(contentsOf: buffer[0..<n])
+/// Why a whole file could not be read.
+public enum FileReadError: Error, Equatable, CustomStringConvertible {
+    case system(Errno), tooLarge(limit: Int), notUTF8
+    public var description: String {
+        switch self {
+        case .system(let errno): return errorString(errno.rawValue)
+        case .tooLarge(let limit): return "larger than \(limit >> 20) MiB"
+        case .notUTF8: return "not valid UTF-8"
+        }
     }
-    return String(decoding: data, as: UTF8.self)
 }
+
+/// The whole file, at most `limit` bytes: the one reader for configuration, keymap names, sounds
+/// and small system files. A read interrupted by a signal is retried.
+public func readWholeFile(_ path: String, limit: Int = 1 << 20) throws(FileReadError) -> [UInt8] {
+    do {
+        let fd = try FileDescriptor.open(FilePath(path), .readOnly, options: .closeOnExec)
+        return try fd.closeAfter {
+            var bytes: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: min(limit + 1, 65536))
+            while true {
+                let n = try chunk.withUnsafeMutableBytes { try fd.read(into: $0) }
+                if n == 0 { return bytes }
+                bytes += chunk[..<n]
+                if bytes.count > limit { throw FileReadError.tooLarge(limit: limit) }
+            }
+        }
+    } catch let error as FileReadError {
+        throw error
+    } catch let errno as Errno {
+        throw .system(errno)
+    } catch {
+        throw .system(.ioError)
+    }
+}
+
+/// The whole file as UTF-8 text (invalid UTF-8 is an error), at most `limit` bytes.
+public func readWholeTextFile(_ path: String, limit: Int = 1 << 20) throws(FileReadError) -> String {
+    let bytes = try readWholeFile(path, limit: limit)
+    guard let text = String(validating: bytes, as: UTF8.self) else { throw .notUTF8 }
+    return text
+}
+
+/// The whole (small) file as text, or nil: sysfs attributes, keymap names.
+func readTextFile(_ path: String) -> String? { try? readWholeTextFile(path) }
 
 func fileExists(_ path: String) -> Bool { access(path, F_OK) == 0 }
