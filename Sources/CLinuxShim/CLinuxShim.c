@@ -62,3 +62,8 @@ int keyhold_ff_upload_rumble(int fd, uint16_t length_ms, uint16_t delay_ms, uint
 int keyhold_ff_remove(int fd, int id) {
     return ioctl(fd, EVIOCRMFF, id);
 }
+
+int keyhold_keys_held(int fd, uint8_t *bits, int bytes) {
+    memset(bits, 0, (size_t)bytes);
+    return ioctl(fd, EVIOCGKEY(bytes), bits) < 0 ? -1 : 0;
+}

@@ -24,6 +24,9 @@ struct RunCommand: ParsableCommand {
 
     @Flag(help: "Also log debug lines (devices not grabbed and why).") var verbose = false
 
+    @Flag(help: ArgumentHelp("Keep the daemon's memory in RAM (mlockall) once the keyboards are grabbed, so a key never waits for a page to come back from disk (keyhold.service sets this; needs LimitMEMLOCK or CAP_IPC_LOCK)."))
+    var lockMemory = false
+
     func run() throws {
         if verbose { Log.maximumLevel = .debug }
         let configuration = try ConfigurationFile.load(explicit: config)
@@ -39,6 +42,7 @@ struct RunCommand: ParsableCommand {
         }
         daemon.controlPath = control == "none" ? nil : (control ?? ControlSocketPath.forDaemon())
         daemon.version = KeyholdVersion.current
+        daemon.locksMemory = lockMemory
         let source = ConfigurationFile.path(explicit: config) ?? ConfigurationLocation.embeddedDefault
         daemon.configurationSource = source
         Log.info("keyhold \(KeyholdVersion.current) starting, configuration \(source)")

@@ -30,12 +30,19 @@
 //                                       Stops after SEC (default 10) or N key events. Never grabs.
 //   probe flood-verify N [-s] < RECORD  check a recording of "flood N": in-order subsequence
 //                                       (-s: and complete). Prints "flood: sent N received M ..."
-//   probe latency SRC_NAME DST_NAME COUNT [-c CODE] [-g MS] [-t SEC]
+//   probe latency SRC_NAME DST_NAME COUNT [-c CODE] [-g MS] [-t SEC] [-p] [-r FILE]
 //                                       create source SRC_NAME (prints "ready DEV"), wait up to SEC
 //                                       (default 30) for a device DST_NAME that is not the source
 //                                       and for events to flow to it, then write COUNT down/up
 //                                       pairs MS apart (default 5) and print the write->arrival
-//                                       latency percentiles in microseconds.
+//                                       latency percentiles in microseconds. -p: time the presses
+//                                       only (a key typed on press arrives as down+up at once);
+//                                       -r: append every latency to FILE, one per line.
+//   probe first-key SRC_NAME DST_NAME CODE [-t SEC] [-o LOG] -- CMD ARG...
+//                                       create source SRC_NAME, start CMD (output to LOG), and tap
+//                                       CODE every 10 ms until it arrives on a device DST_NAME:
+//                                       prints "first-key: pid P exec->device N us exec->key M us"
+//                                       (kernel timestamps, CLOCK_MONOTONIC). CMD keeps running.
 //   CODE: a number or a name from linux/input-event-codes.h (30, KEY_A, a, leftshift).
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -441,9 +448,11 @@ static void drain(int fd, int ms) {
 
 static int cmd_latency(int argc, char **argv) {
     if (argc < 3) die("usage: probe latency SRC_NAME DST_NAME COUNT [-c CODE] [-g MS] [-t SEC]");
-    long count = atol(argv[2]); int fixed = -1; double gap = 5, t = 30;
+    long count = atol(argv[2]); int fixed = -1, presses = 0; double gap = 5, t = 30; const char *raw = NULL;
     for (int i = 3; i < argc; i++) {
         if (!strcmp(argv[i], "-c") && i + 1 < argc) { fixed = parse_code(argv[++i]); if (fixed < 0) return 2; }
+        else if (!strcmp(argv[i], "-p")) presses = 1;
+        else if (!strcmp(argv[i], "-r") && i + 1 < argc) raw = argv[++i];
         else if (!strcmp(argv[i], "-g") && i + 1 < argc) gap = atof(argv[++i]);
         else if (!strcmp(argv[i], "-t") && i + 1 < argc) t = atof(argv[++i]);
         else die("latency: unknown option %s", argv[i]);
@@ -477,10 +486,17 @@ static int cmd_latency(int argc, char **argv) {
         sleep_ms((next - now_us()) / 1000.0);
         int64_t t0 = emit_key(src, code, value);
         next = t0 + (int64_t)(gap * 1000);
+        if (presses && value == 0) continue;
         int64_t t1 = await_key(fd, code, value, 2000, &extra, &drops);
         if (t1 < 0) lost++; else lat[n++] = t1 - t0;
     }
     ioctl(src, UI_DEV_DESTROY); close(src); close(fd);
+    if (raw) {
+        FILE *f = fopen(raw, "a");
+        if (!f) die("%s: %s", raw, strerror(errno));
+        for (long i = 0; i < n; i++) fprintf(f, "%lld\n", (long long)lat[i]);
+        fclose(f);
+    }
     qsort(lat, (size_t)n, sizeof *lat, cmp64);
 #define PCT(p) (n ? (long long)lat[(long)((n - 1) * (p))] : -1LL)
     printf("latency: events %ld lost %ld extra %ld syn-dropped %ld p50 %lld p90 %lld p99 %lld max %lld us\n",
@@ -489,9 +505,60 @@ static int cmd_latency(int argc, char **argv) {
     return lost ? 1 : 0;
 }
 
+// ---- first key ----
+static int cmd_first_key(int argc, char **argv) {
+    const char *usage = "usage: probe first-key SRC_NAME DST_NAME CODE [-t SEC] [-o LOG] -- CMD ARG...";
+    if (argc < 5) die("%s", usage);
+    int code = parse_code(argv[2]); if (code < 0) return 2;
+    double t = 20; const char *log = "/dev/null"; int cmd = -1;
+    for (int i = 3; i < argc; i++) {
+        if (!strcmp(argv[i], "-t") && i + 1 < argc) t = atof(argv[++i]);
+        else if (!strcmp(argv[i], "-o") && i + 1 < argc) log = argv[++i];
+        else if (!strcmp(argv[i], "--") && i + 1 < argc) { cmd = i + 1; break; }
+        else die("%s", usage);
+    }
+    if (cmd < 0) die("%s", usage);
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    struct src_opts o; parse_src_opts(0, NULL, 0, &o);
+    int src = src_create(argv[0], &o);
+    char srcpath[300]; snprintf(srcpath, sizeof srcpath, "%s", src_path);
+    int64_t t0 = now_us();
+    pid_t pid = fork();
+    if (pid < 0) die("fork: %s", strerror(errno));
+    if (pid == 0) {
+        int out = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        if (out >= 0) { dup2(out, 1); dup2(out, 2); }
+        execvp(argv[cmd], argv + cmd);
+        _exit(127);
+    }
+    int fd = -1; int64_t device = -1, key = -1, end = t0 + (int64_t)(t * 1e6);
+    char dst[300];
+    while (key < 0 && now_us() < end) {
+        if (fd < 0 && find_once(argv[1], srcpath, dst, sizeof dst)) {
+            fd = open(dst, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+            if (fd >= 0) { set_monotonic(fd, dst); device = now_us() - t0; }
+        }
+        emit_key(src, code, 1); emit_key(src, code, 0);
+        if (fd >= 0) {
+            struct pollfd p = { fd, POLLIN, 0 };
+            poll(&p, 1, 10);
+            struct input_event e;
+            while (key < 0 && read(fd, &e, sizeof e) == sizeof e)
+                if (e.type == EV_KEY && e.code == code && e.value == 1) key = ev_us(&e) - t0;
+        } else {
+            sleep_ms(10);
+        }
+    }
+    if (fd >= 0) close(fd);
+    ioctl(src, UI_DEV_DESTROY); close(src);
+    if (key < 0) { printf("first-key: pid %d: no key on \"%s\" after %.0f s\n", pid, argv[1], t); return 1; }
+    printf("first-key: pid %d exec->device %lld us exec->key %lld us\n", pid, (long long)device, (long long)key);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
-        fprintf(stderr, "usage: probe find|list|keystate|leds|grabbed|source|record|flood-verify|latency ... (see probe.c)\n");
+        fprintf(stderr, "usage: probe find|list|keystate|leds|grabbed|source|record|flood-verify|latency|first-key ... (see probe.c)\n");
         return 2;
     }
     const char *c = argv[1]; int n = argc - 2; char **a = argv + 2;
@@ -504,6 +571,7 @@ int main(int argc, char **argv) {
     if (!strcmp(c, "record")) return cmd_record(n, a);
     if (!strcmp(c, "flood-verify")) return cmd_flood_verify(n, a);
     if (!strcmp(c, "latency")) return cmd_latency(n, a);
+    if (!strcmp(c, "first-key")) return cmd_first_key(n, a);
     fprintf(stderr, "probe: unknown command %s\n", c);
     return 2;
 }

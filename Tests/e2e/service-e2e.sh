@@ -125,7 +125,7 @@ guest() {
       -a -f /usr/local/lib/udev/rules.d/75-keyhold.rules \
       -a -f /usr/share/libinput/50-keyhold.quirks -a -f /usr/local/lib/sysusers.d/keyhold.conf \
       -a -f /usr/local/lib/modules-load.d/keyhold.conf -a -f "$CONFIG"
-  check "unit points at the installed binary" grep -qx 'ExecStart=/usr/local/bin/keyhold run' /usr/local/lib/systemd/system/keyhold.service
+  check "unit points at the installed binary" grep -qx 'ExecStart=/usr/local/bin/keyhold run --lock-memory' /usr/local/lib/systemd/system/keyhold.service
   check "keyhold user created by systemd-sysusers (a system user, no login)" \
     eval '[ "$(id -u keyhold)" -gt 0 ] && [ "$(id -u keyhold)" -lt 1000 ] && getent passwd keyhold | grep -q nologin'
   check "keyhold group exists (a system group)" eval '[ "$(getent group keyhold | cut -d: -f3)" -lt 1000 ]'
@@ -152,6 +152,9 @@ guest() {
           && [ "$(awk "/^CapPrm/{print \$2}" /proc/$pid/status)" = 0000000000000000 ]'
   check "main process runs SCHED_FIFO 49 ($(chrt -p "$pid" 2>&1 | tr '\n' ' '))" \
     eval 'chrt -p "$pid" | grep -q "SCHED_FIFO" && chrt -p "$pid" | grep -q "priority: 49"'
+  log "main process memory: $(grep -E '^(VmRSS|VmLck)' "/proc/$pid/status" | tr -s '\t\n' '  ')"
+  check "main process memory is locked (--lock-memory under LimitMEMLOCK: VmLck $(awk '/^VmLck/{print $2}' "/proc/$pid/status") kB)" \
+    eval 'journal_has "memory locked (mlockall)" && [ "$(awk "/^VmLck/{print \$2}" /proc/$pid/status)" -gt 0 ]'
   check "control socket $SOCKET is keyhold:keyhold 0666 (the daemon checks each peer)" test "$(stat -c '%U:%G %a' "$SOCKET")" = "keyhold:keyhold 666"
   check "runtime directory /run/keyhold is keyhold:keyhold 0755" test "$(stat -c '%U:%G %a' /run/keyhold)" = "keyhold:keyhold 755"
   check "hotplug through the libudev monitor (udevd runs)" journal_has "hotplug: libudev monitor"

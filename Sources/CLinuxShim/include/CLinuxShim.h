@@ -102,6 +102,10 @@ int keyhold_ff_upload_rumble(int fd, uint16_t length_ms, uint16_t delay_ms, uint
 /// EVIOCRMFF: 0, or -1 with errno set.
 int keyhold_ff_remove(int fd, int id);
 
+/// EVIOCGKEY: the device's key state now (bit n: key n down) into `bits` (`bytes` long, KEY_CNT / 8
+/// covers every key). 0, or -1 with errno set.
+int keyhold_keys_held(int fd, uint8_t *bits, int bytes);
+
 /// Names the calling thread (at most 15 bytes show): 0, or an error number.
 int keyhold_name_thread(const char *name);
 

@@ -240,8 +240,7 @@ public final class DeviceManager {
         let end = managed.device.readAvailable { event in
             guard !stopped else { return }
             switch event {
-            case .key(let code, let value, let stamp):
-                let time = stamp ?? clock.now()   // a resync's synthesized difference: now
+            case .key(let code, let value, let time):
                 guard let grabbedAt = managed.grabbedAt else {
                     // Read after giving a grab up: a release that only Keyhold saw goes back to
                     // the other readers, so the key they saw go down goes up there too.

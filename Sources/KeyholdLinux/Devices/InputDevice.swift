@@ -1,9 +1,11 @@
 import CEvdev
+import CLinuxShim
 import Glibc
 import KeyholdKit
 
-/// One /dev/input/event* node opened through libevdev: identity, capabilities, grab, key state,
-/// LEDs, and reading with SYN_DROPPED resync.
+/// One /dev/input/event* node: identity, capabilities, grab and LEDs through libevdev; events read
+/// straight from the fd (one read() per wake-up, no EAGAIN round trip) and the key state asked of
+/// the kernel (EVIOCGKEY) when it is needed: before grabbing and after SYN_DROPPED.
 public final class InputDevice: KeyboardDevice {
     public let path: String
     public let fd: Int32
@@ -16,6 +18,11 @@ public final class InputDevice: KeyboardDevice {
     /// Opened read-write, so LED values can be written (mirroring Caps Lock / Num Lock).
     public let isWritable: Bool
     public private(set) var isGrabbed = false
+    /// Events of one read(); 64 is the kernel's per-client buffer.
+    private var events = [input_event](repeating: input_event(), count: 64)
+    /// After SYN_DROPPED the events up to the next SYN_REPORT are incomplete: they are dropped
+    /// and the key state is asked of the kernel instead.
+    private var discarding = false
 
     public enum OpenError: Error, CustomStringConvertible {
         case open(Int32), libevdev(Int32)
@@ -84,19 +91,18 @@ public final class InputDevice: KeyboardDevice {
         libevdev_set_clock_id(dev, CLOCK_MONOTONIC) == 0
     }
 
-    /// The keys libevdev believes are down (kept current by reading and by resync).
+    /// The keys the kernel says are down now (EVIOCGKEY).
     public var keysHeld: [UInt16] {
+        var bits = [UInt8](repeating: 0, count: (Int(KEY_CNT) + 7) / 8)
+        guard keyhold_keys_held(fd, &bits, Int32(bits.count)) == 0 else { return [] }
         var keys: [UInt16] = []
-        for code in 1..<UInt32(KEY_CNT) where libevdev_get_event_value(dev, UInt32(EV_KEY), code) != 0 {
-            keys.append(UInt16(code))
+        for (i, byte) in bits.enumerated() where byte != 0 {
+            for bit in 0..<8 where byte & (1 << bit) != 0 && i * 8 + bit > 0 { keys.append(UInt16(i * 8 + bit)) }
         }
         return keys
     }
 
-    public var anyKeyHeld: Bool {
-        for code in 1..<UInt32(KEY_CNT) where libevdev_get_event_value(dev, UInt32(EV_KEY), code) != 0 { return true }
-        return false
-    }
+    public var anyKeyHeld: Bool { !keysHeld.isEmpty }
 
     /// EVIOCGRAB: from now on only Keyhold sees the device's events.
     public func grab() -> Int32 {
@@ -135,39 +141,42 @@ public final class InputDevice: KeyboardDevice {
         return events.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, size) } == size
     }
 
-    /// Reads everything queued (the fd is non-blocking), handling SYN_DROPPED with libevdev's
-    /// sync mode. Returns why it stopped: drained (EAGAIN), gone (ENODEV) or another error.
+    /// Reads what is queued (the fd is non-blocking): one read() of up to 64 events, again only
+    /// when it came back full (the loop's epoll is level-triggered: what arrives later wakes it
+    /// again). After SYN_DROPPED, hands `.dropped`, drops the events up to the next SYN_REPORT,
+    /// then hands `.resynced`: `keysHeld` is the truth from there on.
     public func readAvailable(_ body: (DeviceEvent) -> Void) -> DeviceReadEnd {
-        var ev = input_event()
-        var syncing = false
+        let size = MemoryLayout<input_event>.stride
         while true {
-            let flags = syncing ? LIBEVDEV_READ_FLAG_SYNC.rawValue : LIBEVDEV_READ_FLAG_NORMAL.rawValue
-            let rc = libevdev_next_event(dev, flags, &ev)
-            if rc == Int32(LIBEVDEV_READ_STATUS_SUCCESS.rawValue) || (rc == Int32(LIBEVDEV_READ_STATUS_SYNC.rawValue) && syncing) {
-                deliver(ev, synced: syncing, body)
-            } else if rc == Int32(LIBEVDEV_READ_STATUS_SYNC.rawValue) {
-                syncing = true
-                body(.dropped)
-            } else if rc == -EAGAIN {
-                if syncing { syncing = false; body(.resynced); continue }
-                return .drained
-            } else if rc == -EINTR {
-                continue
-            } else if rc == -ENODEV {
-                return .gone
-            } else {
-                return .failed(-rc)
+            let n = events.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                switch errno {
+                case EINTR: continue
+                case EAGAIN: return .drained
+                case ENODEV: return .gone
+                default: return .failed(errno)
+                }
             }
+            let count = n / size
+            for i in 0..<count { deliver(events[i], body) }
+            if count < events.count { return .drained }
         }
     }
 
-    private func deliver(_ ev: input_event, synced: Bool, _ body: (DeviceEvent) -> Void) {
+    private func deliver(_ ev: input_event, _ body: (DeviceEvent) -> Void) {
         switch Int32(ev.type) {
-        case EV_KEY:
-            // Synthesized sync events carry no meaningful time.
-            body(.key(code: ev.code, value: ev.value, time: synced ? nil : MonotonicClock.timestamp(ev.time)))
+        case EV_KEY where !discarding:
+            body(.key(code: ev.code, value: ev.value, time: MonotonicClock.timestamp(ev.time)))
+        case EV_SYN where Int32(ev.code) == SYN_DROPPED:
+            discarding = true
+            body(.dropped)
         case EV_SYN where Int32(ev.code) == SYN_REPORT:
-            body(.frameEnd)
+            if discarding {
+                discarding = false
+                body(.resynced)
+            } else {
+                body(.frameEnd)
+            }
         default:
             break
         }

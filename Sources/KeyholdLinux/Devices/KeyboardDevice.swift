@@ -9,7 +9,7 @@ public protocol KeyboardDevice: AnyObject {
     var identity: DeviceIdentity { get }
     /// What the event loop waits on.
     var fd: Int32 { get }
-    /// The keys the device's own state (libevdev's, kept by reading and resync) says are down.
+    /// The keys the device says are down now (the kernel's state).
     var keysHeld: [UInt16] { get }
     var anyKeyHeld: Bool { get }
     /// Stamps events with CLOCK_MONOTONIC, the clock of the deadline timer; false if it cannot.
@@ -20,17 +20,18 @@ public protocol KeyboardDevice: AnyObject {
     func setLEDs(_ leds: LEDState)
     /// Sends a key release to every other reader of the (ungrabbed) device.
     @discardableResult func injectRelease(_ code: UInt16) -> Bool
-    /// Hands over everything queued, resyncing after SYN_DROPPED; says why it stopped.
+    /// Hands over what is queued (after SYN_DROPPED: `.dropped`, then `.resynced` once `keysHeld`
+    /// is to be trusted); says why it stopped.
     func readAvailable(_ body: (DeviceEvent) -> Void) -> DeviceReadEnd
 }
 
 /// An event read from a device: a key event, a SYN_REPORT (frame end), or a resync note.
 public enum DeviceEvent: Equatable {
-    /// `time`: the kernel's stamp; nil for a difference libevdev synthesized during a resync.
-    case key(code: UInt16, value: Int32, time: Timestamp?)
+    /// `time`: the kernel's stamp (CLOCK_MONOTONIC).
+    case key(code: UInt16, value: Int32, time: Timestamp)
     case frameEnd
-    /// SYN_DROPPED: the kernel dropped events; the `.key` events that follow until `.resynced`
-    /// are libevdev's synthesized differences.
+    /// SYN_DROPPED: the kernel dropped events; what was lost is made up at `.resynced` from the
+    /// device's key state.
     case dropped
     case resynced
 }

@@ -33,6 +33,9 @@ public final class EventLoop: FileWatcher {
     private var freeSlots: [Int] = []
     private var stopped = false
     private var deferred: [() -> Void] = []
+    /// Runs each time the loop wakes up with ready descriptors, before their handlers (the
+    /// daemon starts a new `BatchClock` batch).
+    public var onWake: (() -> Void)?
 
     public init() throws(SystemError) {
         epfd = epoll_create1(Int32(EPOLL_CLOEXEC))
@@ -100,6 +103,7 @@ public final class EventLoop: FileWatcher {
                 if errno == EINTR { continue }
                 throw SystemError("epoll_wait", errno)
             }
+            onWake?()
             for i in 0..<Int(n) {
                 // A handler may have unwatched a later token of this batch: its slot is empty or
                 // belongs to a newer generation.

@@ -44,7 +44,8 @@ public final class KeyholdDaemon {
     let reloader: Reloader?
     let loop: EventLoop
     let devices: DeviceManager
-    let clock: TimeSource
+    /// Read once per loop wake-up at most.
+    let clock = BatchClock()
     private let timer: DeadlineTimer
     private let signals: SignalReader
     let notifier = SystemdNotifier()
@@ -59,6 +60,8 @@ public final class KeyholdDaemon {
     public var version: String?
     /// Where the running configuration came from, for `keyhold status`.
     public var configurationSource = "(embedded default)"
+    /// Locks the daemon's pages in RAM once the keyboards are grabbed (`keyhold run --lock-memory`).
+    public var locksMemory = false
     var sleepMonitor: SleepMonitor?
     /// Where the keystrokes go (the seat's active session), for `unicode_method = "auto"`.
     var outputTarget: OutputTargetWatcher?
@@ -89,7 +92,6 @@ public final class KeyholdDaemon {
     public init(configuration: KeyholdConfiguration, reload: Reloader? = nil) throws(DaemonError) {
         self.configuration = configuration
         self.reloader = reload
-        clock = SystemTimeSource()
         do {
             signals = try SignalReader(signals: [SIGTERM, SIGINT, SIGHUP])
             loop = try EventLoop()
@@ -100,9 +102,10 @@ public final class KeyholdDaemon {
         } catch { throw .configuration(error.description) }
         do { virtualKeyboard = try VirtualKeyboard() } catch { throw .virtualKeyboard(error) }
         outputQueue = OutputQueue(sink: virtualKeyboard, pacing: .init(paceMicroseconds: configuration.output.paceMicroseconds),
-                                  clock: MonotonicClock.now)
+                                  clock: { [clock] in clock.now() })
         devices = DeviceManager(watcher: loop, clock: clock, settings: configuration.devices, ownNode: virtualKeyboard.devnode)
         devices.delegate = self
+        loop.onWake = { [clock] in clock.newBatch() }
         signal(SIGPIPE, SIG_IGN)
     }
 
@@ -156,6 +159,7 @@ public final class KeyholdDaemon {
         }
         devices.start(hotplug: hotplug)
         startSessionServices()
+        if locksMemory { lockMemory() }
         do {
             if let interval = notifier.watchdogInterval {
                 let watchdog = try DeadlineTimer()
@@ -181,6 +185,18 @@ public final class KeyholdDaemon {
         return shutdown(stopReason ?? .failure("event loop ended"), status: 0)
     }
 
+    /// mlockall: the pages in use now and every page touched later stay in RAM (MCL_ONFAULT: a
+    /// library's pages are locked as they are used, not all read in), so memory pressure never
+    /// makes a key wait for the disk. Needs RLIMIT_MEMLOCK (the service's LimitMEMLOCK) or
+    /// CAP_IPC_LOCK; without them the daemon runs on unlocked.
+    private func lockMemory() {
+        if mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT) == 0 {
+            Log.info("memory locked (mlockall)")
+        } else {
+            Log.warning("cannot lock memory: \(errorString(errno)) (raise LimitMEMLOCK, or run without --lock-memory)")
+        }
+    }
+
     /// Makes the controller and engine for the running configuration (at start and on reload).
     func buildEngine() {
         let state = EngineFactory.State(unicodeMethod: unicodeMethod.method, leds: virtualKeyboard.leds,
@@ -197,6 +213,7 @@ public final class KeyholdDaemon {
     }
 
     private func shutdown(_ reason: StopReason, status: Int32) -> Int32 {
+        clock.newBatch()
         if case .failure = reason { Log.error("stopping: \(reason)") } else { Log.notice("stopping: \(reason)") }
         notifier.notify("STOPPING=1")
         control?.publishNotice("stopping", detail: "\(reason)")

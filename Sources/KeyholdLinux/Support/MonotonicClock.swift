@@ -18,3 +18,20 @@ public enum MonotonicClock {
         return Glibc.timespec(tv_sec: Int(us / 1_000_000), tv_nsec: Int(us % 1_000_000) * 1000)
     }
 }
+
+/// CLOCK_MONOTONIC read at most once per wake-up of the event loop: what one batch handles
+/// happens at one instant as far as timing goes (pacing and deadlines are in milliseconds), and
+/// a forwarded key costs one clock read instead of one per use (a system call where the clock
+/// source has no vDSO, as in a QEMU guest).
+public final class BatchClock: TimeSource {
+    private var cached: Timestamp?
+    public init() {}
+    public func now() -> Timestamp {
+        if let cached { return cached }
+        let now = MonotonicClock.now()
+        cached = now
+        return now
+    }
+    /// A new batch begins: the next `now()` reads the clock.
+    public func newBatch() { cached = nil }
+}
