@@ -83,3 +83,4 @@ print("  ns/event per \(batch)-event batch: p50 \(Int(pct(0.5)))  p99 \(Int(pct(
 print("  output events:   \(output.count)")
 print("  RSS: \(rssBefore) kB before, \(residentKilobytes()) kB after")
 runFeedbackBenchmark()
+runJSONBenchmark()
