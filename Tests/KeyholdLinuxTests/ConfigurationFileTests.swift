@@ -50,7 +50,7 @@ final class ConfigurationFileTests: XCTestCase {
     func testTheOneFileReaderBoundsWhatItReads() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("keyhold-read-\(getpid())").path
         defer { unlink(path) }
-        FileManager.default.createFile(atPath: path, contents: Data(repeating: 0x61, count: 100))
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(repeating: 0x61, count: 100)))
         XCTAssertEqual(try readWholeFile(path, limit: 100).count, 100)
         XCTAssertThrowsError(try readWholeFile(path, limit: 99)) { XCTAssertEqual($0 as? FileReadError, .tooLarge(limit: 99)) }
         XCTAssertEqual(try readWholeTextFile(path), String(repeating: "a", count: 100))

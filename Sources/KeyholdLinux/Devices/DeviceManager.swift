@@ -235,7 +235,7 @@ public final class DeviceManager {
     // MARK: - Reading
 
     /// Reads what the device has queued (the loop found its fd readable).
-    public func read(_ path: String) {
+    private func read(_ path: String) {
         guard let managed = devices[path] else { return }
         let end = managed.device.readAvailable { event in
             guard !stopped else { return }
