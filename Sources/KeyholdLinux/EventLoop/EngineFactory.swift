@@ -16,11 +16,14 @@ public final class EngineFactory {
     private var feedbackSettings: KeyboardFeedbackSettings?
     /// Sounds go to the session companion in front when there is one, else to `feedback`.
     let audio: SessionAudioEngine
+    /// What the engines play, held until the batch's keys are written (the daemon flushes it).
+    let deferred: DeferredFeedback
 
     /// `playInSession`: plays a sound in the graphical session; false when there is none.
     init(playInSession: @escaping (AudioFeedback) -> Bool) {
         audio = SessionAudioEngine(local: feedback)
         audio.companion = playInSession
+        deferred = DeferredFeedback(audio: audio, haptic: feedback)
     }
 
     /// What the running daemon knows that a new engine must start from.
@@ -42,11 +45,11 @@ public final class EngineFactory {
             feedbackSettings = settings
             feedback.reopen { (LinuxFeedbackEngines.audio(for: settings), LinuxFeedbackEngines.haptic(for: settings)) }
         }
-        services.audioEngine = audio
-        services.hapticEngine = feedback
-        // `AudioFeedback.input.trigger()` in a custom handler plays on the same device.
-        AudioFeedback.engine = audio
-        HapticFeedback.engine = feedback
+        services.audioEngine = deferred
+        services.hapticEngine = deferred
+        // `AudioFeedback.input.trigger()` in a custom handler plays on the same device, after the keys too.
+        AudioFeedback.engine = deferred
+        HapticFeedback.engine = deferred
         services.unicodeMethod = state.unicodeMethod
         services.keyboardContext.isCapsLockOn = state.leds.capsLock
         services.keyboardContext.isNumLockOn = state.leds.numLock

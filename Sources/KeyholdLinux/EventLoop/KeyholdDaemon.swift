@@ -222,6 +222,7 @@ public final class KeyholdDaemon {
         engine?.releaseAll()
         outputQueue.drainAll()
         virtualKeyboard.flush()
+        factory.deferred.flush()
         factory.close()   // after the keys: a sound in progress may end first
         devices.stop()
         if shutdownSettleMicroseconds > 0 { usleep(shutdownSettleMicroseconds) }
@@ -232,10 +233,11 @@ public final class KeyholdDaemon {
     }
 
     /// After every loop batch: write what the engine typed (as much as the queue's pacing lets
-    /// out now), arm the timer for the next deadline.
+    /// out now), then play the batch's feedback, then arm the timer for the next deadline.
     private func endOfBatch() {
         outputQueue.drain()
         virtualKeyboard.flush()
+        factory.deferred.flush()
         var deadline = engine.nextDeadline
         if let paced = outputQueue.nextDeadline { deadline = deadline.map { min($0, paced) } ?? paced }
         if let retry = devices.nextDeadline { deadline = deadline.map { min($0, retry) } ?? retry }
