@@ -45,8 +45,8 @@
 # over 10 idle seconds.
 #
 # Results go to $E2E_RESULTS/keyhold (default <repo>/e2e-results/keyhold, git-ignored): counts,
-# keyhold.log, benchmark.txt (idle), bench/ (the benchmark guest's). The last line is "N passed, N failed"; exit status non-zero on
-# any failure.
+# keyhold.log, benchmark.txt (idle), bench/ (the benchmark guest's). The last line is
+# "N passed, N failed"; exit status non-zero on any failure.
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
