@@ -31,6 +31,11 @@ final class DeviceManagerTests: XCTestCase {
     }
 
     private func at(_ us: Int64) -> Timestamp { Timestamp(microseconds: us) }
+    /// The clock reaches `us` and the manager is told, as the daemon's timer does.
+    private func passTime(to us: Int64) {
+        clock.time = at(us)
+        manager.advance(to: clock.time)
+    }
 
     // MARK: - Grabbing
 
@@ -215,18 +220,14 @@ final class DeviceManagerTests: XCTestCase {
         start()
         hotplug.fire(.added("/dev/input/event7"), watcher: watcher)
         XCTAssertEqual(manager.nextDeadline, at(1_100_000), "retried 100 ms later")
-        clock.time = at(1_050_000)
-        manager.advance(to: clock.time)
+        passTime(to: 1_050_000)
         XCTAssertEqual(source.opened.count, 1)
-        clock.time = at(1_100_000)
-        manager.advance(to: clock.time)
+        passTime(to: 1_100_000)
         XCTAssertEqual(source.opened.count, 2)
         XCTAssertEqual(manager.nextDeadline, at(1_200_000))
-        clock.time = at(1_150_000)
-        manager.advance(to: clock.time)
+        passTime(to: 1_150_000)
         XCTAssertEqual(source.opened.count, 2)
-        clock.time = at(1_200_000)
-        manager.advance(to: clock.time)
+        passTime(to: 1_200_000)
         XCTAssertEqual(source.opened.count, 3)
         XCTAssertNil(manager.nextDeadline)
         XCTAssertEqual(manager.grabbedCount, 1)
