@@ -58,6 +58,10 @@ extension String {
     }
 }
 
+if getenv("KEYHOLD_BENCH_PATH_ONLY") != nil {
+    runDaemonPathBenchmark()
+    exit(0)
+}
 let events = workload(words: 20_000, calloutEvery: 10)
 let output = NullOutput()
 let rssBefore = residentKilobytes()
@@ -82,5 +86,6 @@ print("  ns/event mean:   \(Int(total / Double(events.count)))")
 print("  ns/event per \(batch)-event batch: p50 \(Int(pct(0.5)))  p99 \(Int(pct(0.99)))  max \(Int(batchNs.last!))")
 print("  output events:   \(output.count)")
 print("  RSS: \(rssBefore) kB before, \(residentKilobytes()) kB after")
+runDaemonPathBenchmark()
 runFeedbackBenchmark()
 runJSONBenchmark()
