@@ -117,6 +117,34 @@ final class ServicesTests: XCTestCase {
         XCTAssertEqual(audio.played, [.input])
     }
 
+    /// Records what it is asked for, before any rule.
+    final class FeedbackLog: StandardKeyboardFeedbackHandler {
+        var asked: [String] = []
+        override func triggerFeedback(for gesture: KeyboardGesture, on action: KeyboardAction) {
+            asked.append("\(gesture) \(action)")
+        }
+    }
+
+    /// The daemon has forwarded keys' feedback decided after the batch's keys are written: the
+    /// handler is asked only at `playDeferredFeedback()`, in order, with the Shift of each press.
+    func testForwardedKeysFeedbackCanWaitUntilTheKeysAreOut() {
+        let s = Simulator()
+        let log = FeedbackLog()
+        s.engine.services.feedbackHandler = log
+        s.engine.defersForwardedFeedback = true
+        s.run(try! SimulationScript("d:leftshift d:x u:x u:leftshift d:x u:x"))
+        XCTAssertEqual(s.application.text, "Xx", "the keys are out")
+        XCTAssertEqual(log.asked, [], "nothing decided yet")
+        s.engine.playDeferredFeedback()
+        XCTAssertEqual(log.asked, ["press shift", "press character(\"X\")", "press character(\"x\")"])
+        s.engine.playDeferredFeedback()
+        XCTAssertEqual(log.asked.count, 3, "each once")
+
+        s.engine.defersForwardedFeedback = false
+        s.run(try! SimulationScript("d:y u:y"))
+        XCTAssertEqual(log.asked.last, "press character(\"y\")", "not deferred: asked at once")
+    }
+
     final class ShoutingController: StandardKeyboardController {
         override func insertText(_ text: String) { super.insertText(text.uppercased()) }
     }

@@ -7,13 +7,20 @@
 /// becomes İ).
 open class StandardCalloutActionProvider: CalloutActionProvider {
     /// Whose locale picks the candidates.
-    public var keyboardContext: KeyboardContext
+    public var keyboardContext: KeyboardContext {
+        didSet { revision &+= 1 }
+    }
     /// Candidates per base character from `[callouts.custom]`; they replace the locales' lists.
-    public var customCandidates: [Character: [String]]
+    public var customCandidates: [Character: [String]] {
+        didSet { revision &+= 1 }
+    }
     /// One provider per locale; a later one replaces an earlier one with the same key.
     public var localizedProviders: [LocalizedCalloutActionProvider] {
-        didSet { indexProviders() }
+        didSet { indexProviders(); revision &+= 1 }
     }
+    /// Changes whenever one of the above does: the engine remembers which keys have callouts
+    /// until then (`CalloutMemo`).
+    private(set) var revision = 0
 
     /// The CLDR-generated providers, one per locale of ``LocalizedCalloutTable``.
     public static var standardLocalizedProviders: [LocalizedCalloutActionProvider] { LocalizedCalloutTable.shared.providers }
@@ -32,7 +39,44 @@ open class StandardCalloutActionProvider: CalloutActionProvider {
     }
 
     open func calloutActions(for action: KeyboardAction) -> [KeyboardAction] {
-        guard case .character(let text) = action, text.count == 1 else { return [] }
+        guard case .character(let text) = action else { return [] }
+        guard refreshMemo() else { return lookUp(text) }
+        if let known = memo.actions[text] { return known }
+        let actions = lookUp(text)
+        if memo.actions.count >= 1024 { memo.actions.removeAll() }
+        memo.actions[text] = actions
+        return actions
+    }
+
+    /// The answers given so far, while the tables and locales they came from stay the same: a
+    /// lookup lowercases and hashes strings, and the engine and the action handler ask again for
+    /// the same character on every press. Kept only for this class with table locales, whose
+    /// answers depend on nothing else (a subclass may override the lookups).
+    private struct Memo {
+        var revision = -1, locale = "", locales: [String] = [], enabled = false
+        /// Counts the memo's restarts: the engine's `CalloutMemo` starts again with it.
+        var generation = 0
+        var actions: [String: [KeyboardAction]] = [:]
+    }
+    @exclusivity(unchecked) private var memo = Memo()
+
+    /// Starts the memo again if the tables or locales changed; whether answers are remembered.
+    func refreshMemo() -> Bool {
+        let context = keyboardContext
+        if memo.revision != revision || memo.locale != context.locale || memo.locales != context.locales {
+            memo = Memo(revision: revision, locale: context.locale, locales: context.locales,
+                        enabled: type(of: self) == StandardCalloutActionProvider.self
+                            && localizedProviders.allSatisfy { type(of: $0) == TableCalloutActionProvider.self },
+                        generation: memo.generation &+ 1)
+        }
+        return memo.enabled
+    }
+
+    /// Which memo answers belong to (after `refreshMemo()`).
+    var memoGeneration: Int { memo.generation }
+
+    private func lookUp(_ text: String) -> [KeyboardAction] {
+        guard text.count == 1 else { return [] }
         let locale = keyboardContext.locale
         let lowerText = Self.lowercased(text, locale: locale)
         guard lowerText.count == 1, let lower = lowerText.first else { return [] }

@@ -2,17 +2,21 @@
 /// is forwarded unchanged or handled, turns handled keys' timing into gestures, and runs them
 /// through the services. Single-threaded and deterministic: times come from the events and from
 /// `advance(to:)`, never from a clock.
+///
+/// Its stored properties, and those of the services and Linux parts every key passes through,
+/// are `@exclusivity(unchecked)`: one thread uses them, and the runtime's dynamic access checks
+/// were 45% of the instructions a forwarded key cost (callgrind over `KeyholdBenchmarks`).
 public final class KeyholdEngine {
     public let services: KeyboardServices
-    public var bindings: KeyBindings
-    public var recognizer: GestureRecognizer
+    @exclusivity(unchecked) public var bindings: KeyBindings
+    @exclusivity(unchecked) public var recognizer: GestureRecognizer
     /// Weak: an observer (the simulator, the control server) owns or outlives the engine.
-    public weak var observer: EngineObserver?
+    @exclusivity(unchecked) public weak var observer: EngineObserver?
     /// Called when Backspace+Escape+Enter are held together; the daemon exits.
-    public var onPanic: (() -> Void)?
+    @exclusivity(unchecked) public var onPanic: (() -> Void)?
     /// Whether handled keys and callouts are active; paused, every key is forwarded. Pausing
     /// closes an open callout (keeping what it shows) and drops pending long presses and repeats.
-    public var isPaused = false {
+    @exclusivity(unchecked) public var isPaused = false {
         didSet {
             guard isPaused && !oldValue else { return }
             services.calloutContext.close()
@@ -20,15 +24,15 @@ public final class KeyholdEngine {
         }
     }
     /// Whether callouts open at all (`[callouts] enabled`).
-    public var calloutsEnabled: Bool
+    @exclusivity(unchecked) public var calloutsEnabled: Bool
 
     /// How a key that is down was routed, so its release goes the same way.
     private enum Route: UInt8 { case idle, forwarded, handled, consumed, dualRole }
-    private var routes = [Route](repeating: .idle, count: KeyCode.count)
+    @exclusivity(unchecked) private var routes = [Route](repeating: .idle, count: KeyCode.count)
     /// The action of each handled key that is down.
-    private var actions = [KeyboardAction?](repeating: nil, count: KeyCode.count)
+    @exclusivity(unchecked) private var actions = [KeyboardAction?](repeating: nil, count: KeyCode.count)
     /// Keys physically down, for the panic escape.
-    private var physical = OutputKeyState()
+    @exclusivity(unchecked) private var physical = OutputKeyState()
     /// Dual-role keys that are down: a handful at most.
     private struct HeldDualRole {
         var key: KeyCode
@@ -39,8 +43,10 @@ public final class KeyholdEngine {
         /// The layer to go back to, for a layer hold.
         var previousLayer: KeyboardType?
     }
-    private var dualRoles: [HeldDualRole] = []
-    public private(set) var now = Timestamp.zero
+    @exclusivity(unchecked) private var dualRoles: [HeldDualRole] = []
+    /// Which keys' characters have callouts, so a press does not look them up again.
+    @exclusivity(unchecked) private var calloutMemo = CalloutMemo()
+    @exclusivity(unchecked) public private(set) var now = Timestamp.zero
 
     public init(services: KeyboardServices, configuration: KeyholdConfiguration = KeyholdConfiguration()) {
         self.services = services
@@ -65,9 +71,9 @@ public final class KeyholdEngine {
     }
 
     /// How long an open callout may go untouched (`[callouts] timeout_ms`; 0: forever).
-    public var calloutTimeoutMicroseconds: Int
+    @exclusivity(unchecked) public var calloutTimeoutMicroseconds: Int
     /// When the open callout last opened, moved or saw a key.
-    private var calloutTouched = Timestamp.zero
+    @exclusivity(unchecked) private var calloutTouched = Timestamp.zero
 
     /// When the open callout closes by itself; nil when none is open or it never does.
     private var calloutDeadline: Timestamp? {
@@ -113,9 +119,7 @@ public final class KeyholdEngine {
             // and desktops repeat held keys on their own), and handled keys repeat through
             // `repeatPress`; a grabbed keyboard's kernel repeats are therefore never passed on.
             // A forwarded key's repeats still sound, in time with the ones the device makes.
-            if routes[i] == .forwarded && !isPaused {
-                services.feedbackHandler.triggerFeedback(for: .repeatPress, on: forwardedAction(for: key))
-            }
+            if routes[i] == .forwarded && !isPaused { forwardedFeedback(.repeatPress, key) }
         case .down:
             guard routes[i] == .idle else { return }
             physical.set(key, down: true)
@@ -173,7 +177,8 @@ public final class KeyholdEngine {
         // A key whose press, release and long press the handler can do nothing with is left as
         // if Keyhold were not there; one it acts on at release or long press only (KeyboardKit's
         // image key) is the handler's, and its press types nothing.
-        guard binding != nil || [KeyboardGesture.press, .release, .longPress].contains(where: { handler.canHandle($0, on: action) })
+        guard binding != nil || handler.canHandle(.press, on: action) || handler.canHandle(.release, on: action)
+                || handler.canHandle(.longPress, on: action)
         else { forwardDown(key); return }
         let i = Int(key.rawValue)
         routes[i] = .handled
@@ -248,22 +253,36 @@ public final class KeyholdEngine {
     /// The character `key` types now (held Shift and AltGr, Caps Lock), if any but whitespace.
     private func layoutCharacter(for key: KeyCode) -> Character? {
         let context = services.keyboardContext
-        guard let character = services.layout.character(
-            for: key, modifiers: context.heldModifiers.intersection([.shift, .altGr]), capsLock: context.isCapsLockOn),
+        return layoutCharacter(for: key, modifiers: context.heldModifiers.intersection([.shift, .altGr]), capsLock: context.isCapsLockOn)
+    }
+
+    private func layoutCharacter(for key: KeyCode, modifiers: ModifierKeys, capsLock: Bool) -> Character? {
+        guard let character = services.layout.character(for: key, modifiers: modifiers, capsLock: capsLock),
               !character.isWhitespace else { return nil }
         return character
     }
 
     /// A key with no binding is handled when the character it types has callouts; else forwarded.
     private func defaultAction(for key: KeyCode) -> KeyboardAction? {
-        guard calloutsEnabled, let character = layoutCharacter(for: key) else { return nil }
+        guard calloutsEnabled else { return nil }
+        let context = services.keyboardContext, provider = services.calloutActionProvider
+        let state = CalloutMemo.state(shift: context.heldModifiers.contains(.shift), altGr: context.heldModifiers.contains(.altGr),
+                                      capsLock: context.isCapsLockOn)
+        let known = calloutMemo.answer(for: key, state: state, layout: services.layout, provider: provider)
+        guard known != .none, let character = layoutCharacter(for: key) else {
+            if known == .unknown { calloutMemo.remember(false, for: key, state: state) }
+            return nil
+        }
         let action = KeyboardAction.character(String(character))
-        return services.calloutActionProvider.calloutActions(for: action).isEmpty ? nil : action
+        if known == .some { return action }
+        let hasCallouts = !provider.calloutActions(for: action).isEmpty
+        calloutMemo.remember(hasCallouts, for: key, state: state)
+        return hasCallouts ? action : nil
     }
 
     /// What a forwarded key is in KeyboardKit's words, so it gets the standard feedback too (a
     /// click for every letter, the delete sound for backspace), though the handler never sees it.
-    private func forwardedAction(for key: KeyCode) -> KeyboardAction {
+    private func forwardedAction(for key: KeyCode, modifiers: ModifierKeys, capsLock: Bool) -> KeyboardAction {
         switch key {
         case .backspace: return .backspace
         case .space: return .space
@@ -277,12 +296,10 @@ public final class KeyholdEngine {
         case .leftCtrl, .rightCtrl: return .control
         case .leftAlt, .rightAlt: return .option
         case .leftMeta, .rightMeta: return .command
-        default: return layoutCharacter(for: key).map { .character(String($0)) } ?? .key(key)
+        default: return layoutCharacter(for: key, modifiers: modifiers, capsLock: capsLock).map { .character(String($0)) } ?? .key(key)
         }
     }
 
-    /// Runs a gesture: a binding for that gesture is tapped as its own action; otherwise the
-    /// handler decides what the gesture does on the key's action.
     /// Runs a gesture: a binding for that gesture is tapped as its own action; otherwise the
     /// handler decides what the gesture does on the key's action. The handler is asked first
     /// (`canHandle`) for every gesture; the context names the key meanwhile.
@@ -318,7 +335,36 @@ public final class KeyholdEngine {
         }
         // Feedback after the key is out: it never delays a keystroke.
         guard !isPaused, state == .down else { return }
-        services.feedbackHandler.triggerFeedback(for: .press, on: forwardedAction(for: key))
+        forwardedFeedback(.press, key)
+    }
+
+    /// Whether the feedback of forwarded keys waits for `playDeferredFeedback()`, which the
+    /// daemon calls once the batch's keys are written, instead of being decided at once: working
+    /// out a forwarded key's action and the feedback rules costs more than passing the key on.
+    @exclusivity(unchecked) public var defersForwardedFeedback = false
+    /// A forwarded key's feedback to decide, with the Shift, AltGr and Caps Lock of its press.
+    private struct PendingFeedback {
+        var gesture: KeyboardGesture, key: KeyCode, modifiers: ModifierKeys, capsLock: Bool
+    }
+    @exclusivity(unchecked) private var pendingFeedback: [PendingFeedback] = []
+
+    private func forwardedFeedback(_ gesture: KeyboardGesture, _ key: KeyCode) {
+        let context = services.keyboardContext
+        let pending = PendingFeedback(gesture: gesture, key: key, modifiers: context.heldModifiers.intersection([.shift, .altGr]),
+                                      capsLock: context.isCapsLockOn)
+        if defersForwardedFeedback { pendingFeedback.append(pending) } else { trigger(pending) }
+    }
+
+    /// Decides and triggers the feedback of the keys forwarded since the last call, in order.
+    public func playDeferredFeedback() {
+        guard !pendingFeedback.isEmpty else { return }
+        for pending in pendingFeedback { trigger(pending) }
+        pendingFeedback.removeAll(keepingCapacity: true)
+    }
+
+    private func trigger(_ pending: PendingFeedback) {
+        services.feedbackHandler.triggerFeedback(
+            for: pending.gesture, on: forwardedAction(for: pending.key, modifiers: pending.modifiers, capsLock: pending.capsLock))
     }
 
     /// What a reload carries from the running engine to the next, so that a key held across it

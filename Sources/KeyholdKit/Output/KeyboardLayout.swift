@@ -7,7 +7,8 @@ public struct Keystroke: Hashable, Sendable {
 
 /// A keyboard layout both ways: which keystroke types a character (for output) and which
 /// character a key types (to know what a physical key means). `USLayout` is built in; the Linux
-/// side provides an xkbcommon-backed layout for every XKB layout.
+/// side provides an xkbcommon-backed layout for every XKB layout. A layout does not change once
+/// made: to change it, install another (the engine remembers per layout which keys have callouts).
 public protocol KeyboardLayout: AnyObject {
     /// A short name for logs and traces (`us`, `fr(azerty)`).
     var name: String { get }
