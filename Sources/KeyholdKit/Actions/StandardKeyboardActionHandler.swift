@@ -3,14 +3,15 @@
 /// feedback. Subclass it and override `action(for:on:)` to change what a gesture does. (Its own
 /// helpers are `standard…Action(for:)`, so a subclass may name its helpers as KeyboardKit's
 /// articles do, `longPressAction(for:)` and `releaseAction(for:)`, without clashing.)
+/// Stored properties are `@exclusivity(unchecked)` (one thread, every key): see ``KeyholdEngine``.
 open class StandardKeyboardActionHandler: KeyboardActionHandler {
     public typealias GestureAction = KeyboardAction.GestureAction
 
-    public var keyboardController: KeyboardController
-    public unowned var keyboardContext: KeyboardContext
-    public unowned var calloutContext: CalloutContext
-    public var calloutActionProvider: CalloutActionProvider
-    public var feedbackHandler: KeyboardFeedbackHandler
+    @exclusivity(unchecked) public var keyboardController: KeyboardController
+    @exclusivity(unchecked) public unowned var keyboardContext: KeyboardContext
+    @exclusivity(unchecked) public unowned var calloutContext: CalloutContext
+    @exclusivity(unchecked) public var calloutActionProvider: CalloutActionProvider
+    @exclusivity(unchecked) public var feedbackHandler: KeyboardFeedbackHandler
 
     public init(keyboardController: KeyboardController, keyboardContext: KeyboardContext, calloutContext: CalloutContext,
                 calloutActionProvider: CalloutActionProvider, feedbackHandler: KeyboardFeedbackHandler) {

@@ -1,23 +1,24 @@
 /// The keyboard's current state, as KeyboardKit's `KeyboardContext`: what is held, which locale
 /// and which layer are active. The engine keeps it up to date; handlers and providers read it.
+/// Stored properties are `@exclusivity(unchecked)` (one thread, every key): see ``KeyholdEngine``.
 open class KeyboardContext {
     /// The active locale identifier (CLDR style: `fr`, `sr-Latn`).
-    public var locale: String
+    @exclusivity(unchecked) public var locale: String
     /// The locales `nextLocale` cycles through, the first being the default.
-    public var locales: [String]
-    public var keyboardType: KeyboardType = .alphabetic
+    @exclusivity(unchecked) public var locales: [String]
+    @exclusivity(unchecked) public var keyboardType: KeyboardType = .alphabetic
     /// Modifiers physically held on the grabbed keyboards.
-    public var heldModifiers: ModifierKeys = []
+    @exclusivity(unchecked) public var heldModifiers: ModifierKeys = []
     /// Caps Lock and Num Lock as the keyboard's LEDs show them (and as the keymap's lock keys
     /// toggle them in between).
-    public var isCapsLockOn = false
-    public var isNumLockOn = false
+    @exclusivity(unchecked) public var isCapsLockOn = false
+    @exclusivity(unchecked) public var isNumLockOn = false
     /// Which keys are modifiers and locks in the keymap in use (the services keep it in step
     /// with their layout).
-    public var modifierMap: ModifierMap = .standard
+    @exclusivity(unchecked) public var modifierMap: ModifierMap = .standard
     /// The key whose gesture the action handler is running right now (nil between gestures), so
     /// a handler knows which physical key it acts for.
-    public var currentKey: KeyCode?
+    @exclusivity(unchecked) public var currentKey: KeyCode?
 
     public init(locales: [String] = ["en"]) {
         self.locales = locales.isEmpty ? ["en"] : locales

@@ -1,11 +1,12 @@
 /// The replaceable services of one keyboard, as KeyboardKit's `Keyboard.Services`. Replacing a
 /// service re-wires the standard services that depend on it, so a custom callout provider is used
 /// by the standard action handler without further work.
+/// Stored properties are `@exclusivity(unchecked)` (one thread, every key): see ``KeyholdEngine``.
 open class KeyboardServices {
     public let keyboardContext: KeyboardContext
     public let calloutContext: CalloutContext
 
-    public var layout: KeyboardLayout {
+    @exclusivity(unchecked) public var layout: KeyboardLayout {
         didSet {
             (keyboardController as? StandardKeyboardController)?.planner.layout = layout
             keyboardContext.modifierMap = layout.modifierMap
@@ -13,15 +14,15 @@ open class KeyboardServices {
     }
     /// How characters the layout lacks are typed now: the configured method resolved for where
     /// the keystrokes go (the daemon updates it when the active session changes).
-    public var unicodeMethod: UnicodeMethod {
+    @exclusivity(unchecked) public var unicodeMethod: UnicodeMethod {
         didSet { (keyboardController as? StandardKeyboardController)?.planner.unicodeMethod = unicodeMethod }
     }
-    public var keyboardController: KeyboardController {
+    @exclusivity(unchecked) public var keyboardController: KeyboardController {
         didSet { standardActionHandler?.keyboardController = keyboardController }
     }
     /// A standard provider made without a context (`StandardCalloutActionProvider()`) is given
     /// this keyboard's, so it follows the active locale.
-    public var calloutActionProvider: CalloutActionProvider {
+    @exclusivity(unchecked) public var calloutActionProvider: CalloutActionProvider {
         didSet {
             (calloutActionProvider as? StandardCalloutActionProvider)?.keyboardContext = keyboardContext
             standardActionHandler?.calloutActionProvider = calloutActionProvider
@@ -29,14 +30,14 @@ open class KeyboardServices {
     }
     /// A standard feedback handler put here plays on these services' engines, when they have
     /// been given some (the daemon's ALSA and force-feedback engines).
-    public var feedbackHandler: KeyboardFeedbackHandler {
+    @exclusivity(unchecked) public var feedbackHandler: KeyboardFeedbackHandler {
         didSet {
             wireFeedbackEngines()
             standardActionHandler?.feedbackHandler = feedbackHandler
         }
     }
-    private var ownAudioEngine: AudioFeedbackEngine?
-    private var ownHapticEngine: HapticFeedbackEngine?
+    @exclusivity(unchecked) private var ownAudioEngine: AudioFeedbackEngine?
+    @exclusivity(unchecked) private var ownHapticEngine: HapticFeedbackEngine?
     /// The engine feedback sounds play on: the one given, else `AudioFeedback.engine`.
     public var audioEngine: AudioFeedbackEngine {
         get { ownAudioEngine ?? AudioFeedback.engine }
@@ -53,7 +54,7 @@ open class KeyboardServices {
         if let ownAudioEngine { standard.audioEngine = ownAudioEngine }
         if let ownHapticEngine { standard.hapticEngine = ownHapticEngine }
     }
-    public var actionHandler: KeyboardActionHandler
+    @exclusivity(unchecked) public var actionHandler: KeyboardActionHandler
 
     /// Standard services for a configuration, typing onto `output`. The contexts are shared
     /// state every service holds on to, so custom ones (subclasses) are given here, not replaced.

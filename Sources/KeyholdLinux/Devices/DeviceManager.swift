@@ -17,46 +17,49 @@ public protocol DeviceManagerDelegate: AnyObject {
 ///
 /// Everything it touches is behind a seam (`DeviceSource`, `HotplugSource`, `FileWatcher`,
 /// `TimeSource`), so unit tests drive it with exact fakes on a host without input devices.
+/// Stored properties are `@exclusivity(unchecked)` (one thread, every key): see `KeyholdEngine`.
 public final class DeviceManager {
-    public weak var delegate: DeviceManagerDelegate?
-    public var settings: KeyholdConfiguration.DeviceSettings
+    @exclusivity(unchecked) public weak var delegate: DeviceManagerDelegate?
+    @exclusivity(unchecked) public var settings: KeyholdConfiguration.DeviceSettings
     /// The virtual keyboard's own node: never opened.
-    public var ownNode: String?
+    @exclusivity(unchecked) public var ownNode: String?
     /// The LEDs every grabbed keyboard shows (the virtual keyboard's, mirrored).
-    public var leds = LEDState() {
+    @exclusivity(unchecked) public var leds = LEDState() {
         didSet { if leds != oldValue { for managed in devices.values where managed.grabbedAt != nil { managed.device.setLEDs(leds) } } }
     }
 
     private let source: DeviceSource
     private let watcher: FileWatcher
     private let clock: TimeSource
-    private var hotplug: HotplugSource?
-    private var hotplugToken: EventLoop.Token?
+    @exclusivity(unchecked) private var hotplug: HotplugSource?
+    @exclusivity(unchecked) private var hotplugToken: EventLoop.Token?
     /// Set by `freeze()`: events read from then on are dropped, nothing is opened or grabbed.
-    private var stopped = false
+    @exclusivity(unchecked) private var stopped = false
 
     private final class ManagedDevice {
         let device: any KeyboardDevice
-        var token: EventLoop.Token = 0
+        @exclusivity(unchecked) var token: EventLoop.Token = 0
         /// Keys down on this device as passed on (only while grabbed).
-        var keysDown = Set<UInt16>()
+        @exclusivity(unchecked) var keysDown = Set<UInt16>()
         /// When the grab started (nil: waiting for every key to be up before grabbing).
-        var grabbedAt: Timestamp?
+        @exclusivity(unchecked) var grabbedAt: Timestamp?
         /// A grab given up because a key went down just before it: events stamped in this window
         /// reached only Keyhold, so their releases must be sent back to everyone else.
-        var abandonedGrab: Range<Timestamp>?
-        var announcedWaiting = false
+        @exclusivity(unchecked) var abandonedGrab: Range<Timestamp>?
+        @exclusivity(unchecked) var announcedWaiting = false
         /// SYN_DROPPED warnings are rate-limited: one line, then a count every 10 s at most.
-        var lastDropLog: Timestamp?
-        var dropsSinceLog = 0
+        @exclusivity(unchecked) var lastDropLog: Timestamp?
+        @exclusivity(unchecked) var dropsSinceLog = 0
+        /// Closed: a read its watch still delivers is ignored.
+        @exclusivity(unchecked) var closed = false
         init(_ device: any KeyboardDevice) { self.device = device }
     }
-    private var devices: [String: ManagedDevice] = [:]
+    @exclusivity(unchecked) private var devices: [String: ManagedDevice] = [:]
     /// Nodes that appeared but could not be opened yet (udev may still be applying permissions).
-    private var pendingOpens: [String: (attempts: Int, due: Timestamp)] = [:]
+    @exclusivity(unchecked) private var pendingOpens: [String: (attempts: Int, due: Timestamp)] = [:]
     static let openRetryMilliseconds = 100, openRetryAttempts = 30
     /// How many grabbed devices hold each key.
-    private var heldCount = [UInt8](repeating: 0, count: KeyCode.count)
+    @exclusivity(unchecked) private var heldCount = [UInt8](repeating: 0, count: KeyCode.count)
 
     public init(source: DeviceSource = SystemDeviceSource(), watcher: FileWatcher, clock: TimeSource = SystemTimeSource(),
                 settings: KeyholdConfiguration.DeviceSettings, ownNode: String? = nil) {
@@ -130,6 +133,7 @@ public final class DeviceManager {
         hotplugToken = nil
         hotplug = nil
         for (_, managed) in devices {
+            managed.closed = true
             watcher.unwatch(managed.token)
             managed.device.ungrab()
         }
@@ -196,13 +200,13 @@ public final class DeviceManager {
         if !device.useMonotonicClock() { Log.warning("\(path): cannot set CLOCK_MONOTONIC; gesture timing may be off") }
         let managed = ManagedDevice(device)
         do {
-            managed.token = try watcher.watch(device.fd) { [unowned self] in self.read(path) }
+            managed.token = try watcher.watch(device.fd) { [unowned self, managed] in self.read(managed) }
         } catch {
             Log.error("cannot watch \(path): \(error)")
             return
         }
         devices[path] = managed
-        read(path)
+        read(managed)
     }
 
     private func tryGrab(_ managed: ManagedDevice) {
@@ -235,8 +239,9 @@ public final class DeviceManager {
     // MARK: - Reading
 
     /// Reads what the device has queued (the loop found its fd readable).
-    private func read(_ path: String) {
-        guard let managed = devices[path] else { return }
+    private func read(_ managed: ManagedDevice) {
+        guard !managed.closed else { return }
+        let path = managed.device.path
         let end = managed.device.readAvailable { event in
             guard !stopped else { return }
             switch event {
@@ -277,7 +282,7 @@ public final class DeviceManager {
         }
         switch end {
         case .drained:
-            if managed.grabbedAt == nil && !stopped && devices[path] === managed { tryGrab(managed) }
+            if managed.grabbedAt == nil && !stopped && !managed.closed { tryGrab(managed) }
         case .gone:
             close(path, why: "removed")
         case .failed(let code):
@@ -316,6 +321,7 @@ public final class DeviceManager {
     /// Stops using a device; every key only it held is released.
     private func close(_ path: String, why: String?) {
         guard let managed = devices.removeValue(forKey: path) else { return }
+        managed.closed = true
         watcher.unwatch(managed.token)
         var released: [KeyCode] = []
         for code in managed.keysDown.sorted() {

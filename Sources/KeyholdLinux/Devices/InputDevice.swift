@@ -6,6 +6,7 @@ import KeyholdKit
 /// One /dev/input/event* node: identity, capabilities, grab and LEDs through libevdev; events read
 /// straight from the fd (one read() per wake-up, no EAGAIN round trip) and the key state asked of
 /// the kernel (EVIOCGKEY) when it is needed: before grabbing and after SYN_DROPPED.
+/// Stored properties are `@exclusivity(unchecked)` (one thread, every key): see `KeyholdEngine`.
 public final class InputDevice: KeyboardDevice {
     public let path: String
     public let fd: Int32
@@ -17,12 +18,12 @@ public final class InputDevice: KeyboardDevice {
     public let bustype: UInt16
     /// Opened read-write, so LED values can be written (mirroring Caps Lock / Num Lock).
     public let isWritable: Bool
-    public private(set) var isGrabbed = false
+    @exclusivity(unchecked) public private(set) var isGrabbed = false
     /// Events of one read(); 64 is the kernel's per-client buffer.
-    private var events = [input_event](repeating: input_event(), count: 64)
+    @exclusivity(unchecked) private var events = [input_event](repeating: input_event(), count: 64)
     /// After SYN_DROPPED the events up to the next SYN_REPORT are incomplete: they are dropped
     /// and the key state is asked of the kernel instead.
-    private var discarding = false
+    @exclusivity(unchecked) private var discarding = false
 
     public enum OpenError: Error, CustomStringConvertible {
         case open(Int32), libevdev(Int32)

@@ -102,7 +102,7 @@ public final class KeyholdDaemon {
         } catch { throw .configuration(error.description) }
         do { virtualKeyboard = try VirtualKeyboard() } catch { throw .virtualKeyboard(error) }
         outputQueue = OutputQueue(sink: virtualKeyboard, pacing: .init(paceMicroseconds: configuration.output.paceMicroseconds),
-                                  clock: { [clock] in clock.now() })
+                                  clock: { [clock] in clock.batchTime() })
         devices = DeviceManager(watcher: loop, clock: clock, settings: configuration.devices, ownNode: virtualKeyboard.devnode)
         devices.delegate = self
         loop.onWake = { [clock] in clock.newBatch() }
@@ -199,6 +199,7 @@ public final class KeyholdDaemon {
 
     /// Makes the controller and engine for the running configuration (at start and on reload).
     func buildEngine() {
+        engine?.playDeferredFeedback()   // into the daemon's queue, still played after the keys
         let state = EngineFactory.State(unicodeMethod: unicodeMethod.method, leds: virtualKeyboard.leds,
                                         paused: paused, observer: control, onPanic: { [unowned self] in self.stop(.panic) })
         (controller, engine) = factory.make(configuration, output: outputQueue, layout: activeLayout, state: state)
@@ -222,6 +223,7 @@ public final class KeyholdDaemon {
         engine?.releaseAll()
         outputQueue.drainAll()
         virtualKeyboard.flush()
+        engine?.playDeferredFeedback()
         factory.deferred.flush()
         factory.close()   // after the keys: a sound in progress may end first
         devices.stop()
@@ -233,10 +235,12 @@ public final class KeyholdDaemon {
     }
 
     /// After every loop batch: write what the engine typed (as much as the queue's pacing lets
-    /// out now), then play the batch's feedback, then arm the timer for the next deadline.
+    /// out now), then decide and play the batch's feedback, then arm the timer for the next
+    /// deadline.
     private func endOfBatch() {
         outputQueue.drain()
         virtualKeyboard.flush()
+        engine.playDeferredFeedback()
         factory.deferred.flush()
         var deadline = engine.nextDeadline
         if let paced = outputQueue.nextDeadline { deadline = deadline.map { min($0, paced) } ?? paced }
@@ -275,7 +279,10 @@ public final class KeyholdDaemon {
 }
 
 extension KeyholdDaemon: DeviceManagerDelegate {
-    public func deviceManager(_ manager: DeviceManager, key event: KeyEvent) { engine.handle(event) }
+    public func deviceManager(_ manager: DeviceManager, key event: KeyEvent) {
+        clock.noteEvent(at: event.time)
+        engine.handle(event)
+    }
 
     public func deviceManager(_ manager: DeviceManager, released keys: [KeyCode], at time: Timestamp) {
         engine.release(keys: keys, at: time)

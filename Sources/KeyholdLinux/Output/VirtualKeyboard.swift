@@ -6,6 +6,7 @@ import KeyholdKit
 /// SYN_REPORT; events are written when `flush()` is called (the daemon does after every loop
 /// batch) or one by one when paced. The kernel and desktops write LED state to it; read
 /// `fd` with `readFeedback()` to learn Caps Lock / Num Lock and mirror them to the grabbed keyboards.
+/// Stored properties are `@exclusivity(unchecked)` (one thread, every key): see `KeyholdEngine`.
 public final class VirtualKeyboard: KeyEventOutput {
     public static let deviceName = "Keyhold Virtual Keyboard"
     public static let bustype = UInt16(BUS_VIRTUAL)
@@ -15,11 +16,11 @@ public final class VirtualKeyboard: KeyEventOutput {
 
     /// The uinput fd: readable when LED (or repeat-rate) events arrive.
     public let fd: Int32
-    private var uidev: OpaquePointer?
+    @exclusivity(unchecked) private var uidev: OpaquePointer?
     /// /dev/input/eventN of the virtual keyboard (nil if evdev is not loaded).
     public let devnode: String?
-    public private(set) var leds = LEDState()
-    private var writeFailed = false
+    @exclusivity(unchecked) public private(set) var leds = LEDState()
+    @exclusivity(unchecked) private var writeFailed = false
 
     /// Key codes enabled on the device: every KEY_* code, no BTN_* range (a button would make
     /// udev and libinput treat the keyboard as a mouse, joystick or tablet).
@@ -100,7 +101,7 @@ public final class VirtualKeyboard: KeyEventOutput {
         pending.removeAll(keepingCapacity: true)
     }
 
-    private var pending: [input_event] = []
+    @exclusivity(unchecked) private var pending: [input_event] = []
     private static let maximumBatch = 32
     private static let synReport: input_event = {
         var event = input_event()
