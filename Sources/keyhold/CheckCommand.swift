@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import KeyholdKit
 
 struct CheckCommand: ParsableCommand {
@@ -18,7 +17,7 @@ struct CheckCommand: ParsableCommand {
         // Read as the daemon reads it: the same size limit, the same encoding check.
         let errors = ConfigurationLoader.validate(path: path)
         guard errors.isEmpty else {
-            for error in errors { FileHandle.standardError.write(Data("\(error)\n".utf8)) }
+            for error in errors { writeError("\(error)\n") }
             throw ExitCode(2)
         }
         print("\(path): ok")

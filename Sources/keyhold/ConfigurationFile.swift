@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import KeyholdKit
 import KeyholdLinux
 
@@ -13,7 +12,7 @@ enum ConfigurationFile {
         do {
             return try ConfigurationLocation.load(explicit: explicit).configuration
         } catch {
-            FileHandle.standardError.write(Data("keyhold: \(error)\n".utf8))
+            writeError("keyhold: \(error)\n")
             throw ExitCode(2)
         }
     }

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import KeyholdKit
 import KeyholdLinux
 
@@ -36,17 +35,17 @@ struct SimulateCommand: ParsableCommand {
         let parsed: SimulationScript
         do { parsed = try SimulationScript(script) } catch { throw failure("\(error)") }
         let simulator = Simulator(controller: KeyboardInputViewController.self, configuration: configuration, layout: layout, recordsTrace: trace)
-        simulator.engine.onPanic = { FileHandle.standardError.write(Data("keyhold simulate: panic escape (the daemon would exit)\n".utf8)) }
+        simulator.engine.onPanic = { writeError("keyhold simulate: panic escape (the daemon would exit)\n") }
         let text = simulator.run(parsed)
         if trace {
-            FileHandle.standardError.write(Data(simulator.trace.map(\.description).joined(separator: "\n").utf8 + Data("\n".utf8)))
+            writeError(simulator.trace.map(\.description).joined(separator: "\n") + "\n")
         }
         print(text)
     }
 
     /// Says what is wrong on stderr; the exit status for a bad script, locale or layout.
     private func failure(_ message: String) -> ExitCode {
-        FileHandle.standardError.write(Data("keyhold simulate: \(message)\n".utf8))
+        writeError("keyhold simulate: \(message)\n")
         return ExitCode(2)
     }
 }
