@@ -1,4 +1,4 @@
-import KeyholdKit
+@testable import KeyholdKit
 import XCTest
 
 /// The localized callouts generated from CLDR (scripts/gen-callouts.py), checked against CLDR's
@@ -177,6 +177,35 @@ final class LocaleCalloutTests: XCTestCase {
         func character(for key: KeyCode, modifiers: ModifierKeys) -> Character? {
             key == KeyCode(name: "grave") && modifiers.isEmpty ? "é" : us.character(for: key, modifiers: modifiers)
         }
+    }
+
+    /// The table is parsed by bytes; parsed by Characters, field by field, the shipped data and
+    /// malformed lines give the same tables.
+    func testTheTableParsesAsCharactersWouldSplitIt() {
+        func reference(_ text: String) -> [String: [Character: [String]]] {
+            var tables: [String: [Character: [String]]] = [:]
+            for line in text.split(separator: "\n") {
+                let fields = line.split(separator: "\t")
+                guard let id = fields.first.map(String.init) else { continue }
+                var table: [Character: [String]] = [:]
+                for field in fields.dropFirst() {
+                    guard let base = field.first, field.dropFirst().first == "=" else { continue }
+                    let candidates = field.dropFirst(2).split(separator: " ").map(String.init)
+                    if !candidates.isEmpty { table[base] = candidates }
+                }
+                tables[id] = table
+            }
+            return tables
+        }
+        let odd = "xx\te=é è\t=\tnoequals\ta=\tü=ǖ  ǘ\t==≠\n\n\tz=ž\nyy\té=e\u{301}\nxx\tq=ꝗ\n"
+        for text in [LocalizedCalloutData.table, odd] {
+            let parsed = LocalizedCalloutTable(text: text), expected = reference(text)
+            XCTAssertEqual(Set(parsed.localeIdentifiers), Set(expected.keys))
+            for id in expected.keys { XCTAssertEqual(parsed.table(for: id), expected[id], id) }
+        }
+        XCTAssertGreaterThan(LocalizedCalloutTable.shared.localeIdentifiers.count, 60)
+        XCTAssertEqual(LocalizedCalloutTable(text: odd).table(for: "xx"), ["q": ["ꝗ"]], "a repeated id: the later line")
+        XCTAssertEqual(LocalizedCalloutTable(text: odd).table(for: "yy"), ["é": ["e\u{301}"]])
     }
 }
 

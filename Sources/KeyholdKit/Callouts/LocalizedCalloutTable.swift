@@ -19,23 +19,25 @@ public struct LocalizedCalloutTable: Sendable {
     private let canonical: [String: String]
 
     /// Parses the generator's line format: `id<TAB>base=cand cand…<TAB>base=…`, one locale a line.
-    /// Malformed fields are skipped.
+    /// Malformed fields are skipped. The separators are split on as UTF-8 bytes (ASCII never
+    /// occurs inside another character's encoding): splitting by Characters cost 17 million
+    /// instructions on every start of the daemon, before it could grab a keyboard.
     public init(text: String) {
         var ids: [String] = []
         var tables: [String: [Character: [String]]] = [:]
         var canonical: [String: String] = [:]
-        for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
-            let fields = line.split(separator: "\t", omittingEmptySubsequences: true)
+        let newline = UInt8(ascii: "\n"), tab = UInt8(ascii: "\t"), space = UInt8(ascii: " "), equals = UInt8(ascii: "=")
+        for line in text.utf8.split(separator: newline) {
+            let fields = line.split(separator: tab)
             guard let first = fields.first else { continue }
-            let id = String(first)
+            let id = String(Substring(first))
             var table: [Character: [String]] = [:]
-            for field in fields.dropFirst() {
+            for bytes in fields.dropFirst() {
+                let field = Substring(bytes)
                 guard let base = field.first else { continue }
                 let eq = field.index(after: field.startIndex)
-                guard eq < field.endIndex, field[eq] == "=" else { continue }
-                let candidates = field[field.index(after: eq)...]
-                    .split(separator: " ", omittingEmptySubsequences: true)
-                    .map(String.init)
+                guard eq < field.endIndex, field.utf8[eq] == equals else { continue }
+                let candidates = field.utf8[field.utf8.index(after: eq)...].split(separator: space).map { String(Substring($0)) }
                 if !candidates.isEmpty { table[base] = candidates }
             }
             if tables[id] == nil { ids.append(id) }
