@@ -154,10 +154,11 @@ record_wait() { wait_exit "${REC_PID[$1]}" "${2:-30}"; }
 record_keys() { awk '!/^#/ && NF == 3 {print $2, $3}' "${REC_FILE[$1]}"; }
 # wait_flowing SRC_ID DST_DEV [SEC] [KEY]: tap KEY (default F24, which the console ignores) on the
 # source until it arrives on DST: proves a grabbing re-emitter is reading the source, without
-# racing it for the grab the way `probe grabbed` would
+# racing it for the grab the way `probe grabbed` would. Other keys still arriving on DST (the
+# paced tail of a flood) are passed over.
 wait_flowing() {
   local id=$1 dst=$2 sec=${3:-15} key=${4:-194} rid="flow$RANDOM" end
-  record_start "$rid" "$dst" -n 1 -t "$sec" || return 1
+  record_start "$rid" "$dst" -k "$key" -t "$sec" || return 1
   end=$(( $(now_us) + sec * 1000000 ))
   while kill -0 "${REC_PID[$rid]}" 2>/dev/null && [ "$(now_us)" -lt "$end" ]; do
     src_send "$id" "d $key" "u $key"; sleep 0.2

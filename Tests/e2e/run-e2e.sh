@@ -461,7 +461,8 @@ EOF
   check "flood: keyhold logged a SYN_DROPPED resync" wait_log 5 "SYN_DROPPED.*resyncing" $((drops0 + 1))
   check "flood: nothing held on the virtual keyboard afterwards" keystate_is "$KH_DEV" "held: none"
   check "flood: keyhold still running" kill -0 "$KH_PID"
-  check "flood: typing works afterwards" wait_flowing kb "$KH_DEV" 10
+  # the paced tail of what got through (250 transitions a second) goes out first
+  check "flood: typing works afterwards" wait_flowing kb "$KH_DEV" 30
 
   # ---- idle -----------------------------------------------------------------------------------
   local rss hwm cs0 cs1 threads
