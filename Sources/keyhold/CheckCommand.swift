@@ -1,5 +1,6 @@
 import ArgumentParser
 import KeyholdKit
+import KeyholdLinux
 
 struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -17,7 +18,7 @@ struct CheckCommand: ParsableCommand {
         // Read as the daemon reads it: the same size limit, the same encoding check.
         let errors = ConfigurationLoader.validate(path: path)
         guard errors.isEmpty else {
-            for error in errors { writeError("\(error)\n") }
+            for error in errors { writeStandardError("\(error)\n") }
             throw ExitCode(2)
         }
         print("\(path): ok")

@@ -12,7 +12,7 @@ enum ConfigurationFile {
         do {
             return try ConfigurationLocation.load(explicit: explicit).configuration
         } catch {
-            writeError("keyhold: \(error)\n")
+            writeStandardError("keyhold: \(error)\n")
             throw ExitCode(2)
         }
     }

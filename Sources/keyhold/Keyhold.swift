@@ -1,5 +1,4 @@
 import ArgumentParser
-import Glibc
 import KeyholdKit
 
 @main
@@ -16,11 +15,4 @@ struct Keyhold: ParsableCommand {
 
 enum KeyholdVersion {
     static let current = "0.1.0"
-}
-
-/// Writes `text` to standard error (without Foundation, which `keyhold` does not link: its
-/// libraries would be loaded on every start of the daemon).
-func writeError(_ text: String) {
-    let bytes = Array(text.utf8)
-    _ = bytes.withUnsafeBytes { Glibc.write(STDERR_FILENO, $0.baseAddress, $0.count) }
 }

@@ -35,17 +35,17 @@ struct SimulateCommand: ParsableCommand {
         let parsed: SimulationScript
         do { parsed = try SimulationScript(script) } catch { throw failure("\(error)") }
         let simulator = Simulator(controller: KeyboardInputViewController.self, configuration: configuration, layout: layout, recordsTrace: trace)
-        simulator.engine.onPanic = { writeError("keyhold simulate: panic escape (the daemon would exit)\n") }
+        simulator.engine.onPanic = { writeStandardError("keyhold simulate: panic escape (the daemon would exit)\n") }
         let text = simulator.run(parsed)
         if trace {
-            writeError(simulator.trace.map(\.description).joined(separator: "\n") + "\n")
+            writeStandardError(simulator.trace.map(\.description).joined(separator: "\n") + "\n")
         }
         print(text)
     }
 
     /// Says what is wrong on stderr; the exit status for a bad script, locale or layout.
     private func failure(_ message: String) -> ExitCode {
-        writeError("keyhold simulate: \(message)\n")
+        writeStandardError("keyhold simulate: \(message)\n")
         return ExitCode(2)
     }
 }

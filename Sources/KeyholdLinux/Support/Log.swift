@@ -30,14 +30,20 @@ public enum Log {
         var line = "<\(level.rawValue)>\(program): "
         line += message.replacingNewlines()
         line += "\n"
-        var bytes = Array(line.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 { if errno == EINTR { continue }; return }
-            offset += n
-        }
-        bytes.removeAll()
+        writeStandardError(line)
+    }
+}
+
+/// Writes `text` to stderr as it is: in one write(2) when the pipe takes it whole, the rest after
+/// a partial write, again after a signal interrupted it. (`keyhold`'s commands print their errors
+/// with it: the binary does not link Foundation.)
+public func writeStandardError(_ text: String) {
+    let bytes = Array(text.utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let n = bytes.withUnsafeBytes { Glibc.write(STDERR_FILENO, $0.baseAddress! + offset, $0.count - offset) }
+        if n < 0 { if errno == EINTR { continue }; return }
+        offset += n
     }
 }
 
