@@ -15,7 +15,7 @@ struct CalloutMemo {
     private var provider: StandardCalloutActionProvider?
     private var generation = 0
 
-    /// What is known of `key` in `state` (`state(shift:altGr:capsLock:)`) with these services.
+    /// What is known of `key` in `state` (`state(modifiers:capsLock:)`) with these services.
     mutating func answer(for key: KeyCode, state: Int, layout: KeyboardLayout, provider: CalloutActionProvider) -> Answer {
         guard type(of: provider) == StandardCalloutActionProvider.self,
               case let standard = unsafeDowncast(provider as AnyObject, to: StandardCalloutActionProvider.self),
@@ -39,7 +39,8 @@ struct CalloutMemo {
         answers[Int(key.rawValue) &* 8 &+ state] = hasCallouts ? .some : .none
     }
 
-    static func state(shift: Bool, altGr: Bool, capsLock: Bool) -> Int {
-        (shift ? 1 : 0) | (altGr ? 2 : 0) | (capsLock ? 4 : 0)
+    /// The state index of Shift and AltGr (`modifiers`) and Caps Lock.
+    static func state(modifiers: ModifierKeys, capsLock: Bool) -> Int {
+        (modifiers.contains(.shift) ? 1 : 0) | (modifiers.contains(.altGr) ? 2 : 0) | (capsLock ? 4 : 0)
     }
 }

@@ -250,10 +250,16 @@ public final class KeyholdEngine {
         run(.release, key: key, action: held.role.tap)
     }
 
-    /// The character `key` types now (held Shift and AltGr, Caps Lock), if any but whitespace.
-    private func layoutCharacter(for key: KeyCode) -> Character? {
+    /// What picks the character a key types now: Shift and AltGr held, Caps Lock.
+    private var level: (modifiers: ModifierKeys, capsLock: Bool) {
         let context = services.keyboardContext
-        return layoutCharacter(for: key, modifiers: context.heldModifiers.intersection([.shift, .altGr]), capsLock: context.isCapsLockOn)
+        return (context.heldModifiers.intersection([.shift, .altGr]), context.isCapsLockOn)
+    }
+
+    /// The character `key` types now, if any but whitespace.
+    private func layoutCharacter(for key: KeyCode) -> Character? {
+        let level = self.level
+        return layoutCharacter(for: key, modifiers: level.modifiers, capsLock: level.capsLock)
     }
 
     private func layoutCharacter(for key: KeyCode, modifiers: ModifierKeys, capsLock: Bool) -> Character? {
@@ -265,11 +271,10 @@ public final class KeyholdEngine {
     /// A key with no binding is handled when the character it types has callouts; else forwarded.
     private func defaultAction(for key: KeyCode) -> KeyboardAction? {
         guard calloutsEnabled else { return nil }
-        let context = services.keyboardContext, provider = services.calloutActionProvider
-        let state = CalloutMemo.state(shift: context.heldModifiers.contains(.shift), altGr: context.heldModifiers.contains(.altGr),
-                                      capsLock: context.isCapsLockOn)
+        let provider = services.calloutActionProvider, level = self.level
+        let state = CalloutMemo.state(modifiers: level.modifiers, capsLock: level.capsLock)
         let known = calloutMemo.answer(for: key, state: state, layout: services.layout, provider: provider)
-        guard known != .none, let character = layoutCharacter(for: key) else {
+        guard known != .none, let character = layoutCharacter(for: key, modifiers: level.modifiers, capsLock: level.capsLock) else {
             if known == .unknown { calloutMemo.remember(false, for: key, state: state) }
             return nil
         }
@@ -349,9 +354,8 @@ public final class KeyholdEngine {
     @exclusivity(unchecked) private var pendingFeedback: [PendingFeedback] = []
 
     private func forwardedFeedback(_ gesture: KeyboardGesture, _ key: KeyCode) {
-        let context = services.keyboardContext
-        let pending = PendingFeedback(gesture: gesture, key: key, modifiers: context.heldModifiers.intersection([.shift, .altGr]),
-                                      capsLock: context.isCapsLockOn)
+        let level = self.level
+        let pending = PendingFeedback(gesture: gesture, key: key, modifiers: level.modifiers, capsLock: level.capsLock)
         if defersForwardedFeedback { pendingFeedback.append(pending) } else { trigger(pending) }
     }
 
