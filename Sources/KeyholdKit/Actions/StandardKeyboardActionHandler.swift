@@ -36,13 +36,17 @@ open class StandardKeyboardActionHandler: KeyboardActionHandler {
     public var currentKey: KeyCode? { keyboardContext.currentKey }
 
     open func canHandle(_ gesture: KeyboardGesture, on action: KeyboardAction) -> Bool {
-        self.action(for: gesture, on: action) != nil
+        isExactlyStandard ? standardEffect(for: gesture, on: action) != nil : self.action(for: gesture, on: action) != nil
     }
 
     /// Runs what the gesture does, if anything, then its feedback (which the feedback handler may
     /// give a gesture that does nothing, as a heavy haptic on a long-pressed return).
     open func handle(_ gesture: KeyboardGesture, on action: KeyboardAction) {
-        self.action(for: gesture, on: action)?(keyboardController)
+        if isExactlyStandard {
+            if let effect = standardEffect(for: gesture, on: action) { perform(effect, on: keyboardController) }
+        } else {
+            self.action(for: gesture, on: action)?(keyboardController)
+        }
         triggerFeedback(for: gesture, on: action)
     }
 
@@ -64,51 +68,112 @@ open class StandardKeyboardActionHandler: KeyboardActionHandler {
             return action.repeatsWhenHeld ? standardPressAction(for: action) : nil
         case .longPress:
             // A long press on a character opens its callouts, if it has any.
-            guard case .character = action, !calloutActionProvider.calloutActions(for: action).isEmpty else { return nil }
-            return { [weak self] _ in self?.openCallout(for: action) }
+            return opensCallout(action) ? closure(for: .openCallout(action)) : nil
         case .doubleTap: return nil
         }
     }
 
     /// What a press does: type, delete, hold a key down, switch a layer or locale.
     open func standardPressAction(for action: KeyboardAction) -> GestureAction? {
-        switch action {
-        case .character(let text), .text(let text), .emoji(let text): return { $0.insertText(text) }
-        case .space: return { $0.insertText(" ") }
-        case .tab: return { $0.insertText("\t") }
-        case .primary: return { $0.insertText("\n") }
-        case .backspace: return { $0.deleteBackward(times: 1) }
-        case .escape: return { $0.keyDown(.esc); $0.keyUp(.esc) }
-        case .moveCursorBackward: return { $0.adjustTextPosition(by: -1) }
-        case .moveCursorForward: return { $0.adjustTextPosition(by: 1) }
-        case .shift, .control, .option, .command, .capsLock, .key:
-            guard let key = Self.outputKey(for: action) else { return nil }
-            // A key bound to a modifier acts as one: later keys see it held.
-            let modifier = keyboardContext.modifierMap.modifiers(of: key)
-            return { [weak self] in
-                if let modifier { self?.keyboardContext.heldModifiers.insert(modifier) }
-                $0.keyDown(key)
-            }
-        case .keyboardType(let type):
-            return { [weak self] _ in
-                guard let context = self?.keyboardContext else { return }
-                context.keyboardType = context.keyboardType == type ? .alphabetic : type
-            }
-        case .nextLocale: return { [weak self] _ in self?.keyboardContext.selectNextLocale() }
-        case .none: return { _ in }   // handled by doing nothing: the key is swallowed
-        case .custom, .image, .dismissKeyboard: return nil
-        }
+        standardPressEffect(for: action).map(closure(for:))
     }
 
     /// What a release does: let go of a key-like action's key.
     open func standardReleaseAction(for action: KeyboardAction) -> GestureAction? {
+        standardReleaseEffect(for: action).map(closure(for:))
+    }
+
+    // MARK: - The standard gestures as values
+
+    /// What a standard gesture does, as a value. The closures above are made from it; a handler
+    /// of exactly this class (nothing overridden) runs it directly, so a key costs no closure
+    /// allocations (each press asked `canHandle` for three gestures, each building one).
+    private enum Effect {
+        case insert(String), delete(times: Int), tap(KeyCode), move(by: Int)
+        /// A key held down or let go on the output; the modifier it is, kept in the context.
+        case hold(KeyCode, ModifierKeys?), lift(KeyCode, ModifierKeys?)
+        case toggle(KeyboardType), nextLocale, nothing, closeCallout, openCallout(KeyboardAction)
+        indirect case both(Effect?, Effect?)
+    }
+
+    /// Whether this is a `StandardKeyboardActionHandler` itself, not a subclass: only then is
+    /// `standardEffect` known to be what `action(for:on:)` does.
+    private var isExactlyStandard: Bool { type(of: self) == StandardKeyboardActionHandler.self }
+
+    /// `action(for:on:)` of this class, as a value (kept gesture for gesture in step with it;
+    /// `StandardActionHandlerTests` compares the two).
+    private func standardEffect(for gesture: KeyboardGesture, on action: KeyboardAction) -> Effect? {
+        switch gesture {
+        case .press: return standardPressEffect(for: action)
+        case .release: return standardReleaseEffect(for: action)
+        case .tap:
+            let press = standardPressEffect(for: action), release = standardReleaseEffect(for: action)
+            return press == nil && release == nil ? nil : .both(press, release)
+        case .repeatPress: return action.repeatsWhenHeld ? standardPressEffect(for: action) : nil
+        case .longPress: return opensCallout(action) ? .openCallout(action) : nil
+        case .doubleTap: return nil
+        }
+    }
+
+    private func standardPressEffect(for action: KeyboardAction) -> Effect? {
+        switch action {
+        case .character(let text), .text(let text), .emoji(let text): return .insert(text)
+        case .space: return .insert(" ")
+        case .tab: return .insert("\t")
+        case .primary: return .insert("\n")
+        case .backspace: return .delete(times: 1)
+        case .escape: return .tap(.esc)
+        case .moveCursorBackward: return .move(by: -1)
+        case .moveCursorForward: return .move(by: 1)
+        case .shift, .control, .option, .command, .capsLock, .key:
+            guard let key = Self.outputKey(for: action) else { return nil }
+            // A key bound to a modifier acts as one: later keys see it held.
+            return .hold(key, keyboardContext.modifierMap.modifiers(of: key))
+        case .keyboardType(let type): return .toggle(type)
+        case .nextLocale: return .nextLocale
+        case .none: return .nothing   // handled by doing nothing: the key is swallowed
+        case .custom, .image, .dismissKeyboard: return nil
+        }
+    }
+
+    private func standardReleaseEffect(for action: KeyboardAction) -> Effect? {
         // KeyboardKit dismisses on release; what Keyhold shows is the callout picker.
-        if action == .dismissKeyboard { return { [weak self] _ in self?.calloutContext.close() } }
+        if action == .dismissKeyboard { return .closeCallout }
         guard let key = Self.outputKey(for: action) else { return nil }
-        let modifier = keyboardContext.modifierMap.modifiers(of: key)
-        return { [weak self] in
-            if let modifier { self?.keyboardContext.heldModifiers.remove(modifier) }
-            $0.keyUp(key)
+        return .lift(key, keyboardContext.modifierMap.modifiers(of: key))
+    }
+
+    /// A long press on a character opens its callouts, if it has any.
+    private func opensCallout(_ action: KeyboardAction) -> Bool {
+        guard case .character = action else { return false }
+        return !calloutActionProvider.calloutActions(for: action).isEmpty
+    }
+
+    /// The effect as a gesture action; weak, as the handler's own closures always were.
+    private func closure(for effect: Effect) -> GestureAction {
+        { [weak self] in self?.perform(effect, on: $0) }
+    }
+
+    private func perform(_ effect: Effect, on controller: KeyboardController) {
+        switch effect {
+        case .insert(let text): controller.insertText(text)
+        case .delete(let times): controller.deleteBackward(times: times)
+        case .tap(let key): controller.keyDown(key); controller.keyUp(key)
+        case .move(let offset): controller.adjustTextPosition(by: offset)
+        case .hold(let key, let modifier):
+            if let modifier { keyboardContext.heldModifiers.insert(modifier) }
+            controller.keyDown(key)
+        case .lift(let key, let modifier):
+            if let modifier { keyboardContext.heldModifiers.remove(modifier) }
+            controller.keyUp(key)
+        case .toggle(let type): keyboardContext.keyboardType = keyboardContext.keyboardType == type ? .alphabetic : type
+        case .nextLocale: keyboardContext.selectNextLocale()
+        case .nothing: break
+        case .closeCallout: calloutContext.close()
+        case .openCallout(let action): openCallout(for: action)
+        case .both(let press, let release):
+            if let press { perform(press, on: controller) }
+            if let release { perform(release, on: controller) }
         }
     }
 

@@ -1,0 +1,65 @@
+import KeyholdKit
+import XCTest
+
+/// The standard handler runs its own gestures as values (no closure per key) when it is exactly
+/// `StandardKeyboardActionHandler`; a subclass gets the closures of `action(for:on:)`. Both must do
+/// the same thing for every gesture on every kind of action.
+final class StandardActionHandlerTests: XCTestCase {
+    /// A subclass that overrides nothing: it takes the closure path.
+    final class Subclassed: StandardKeyboardActionHandler {}
+
+    final class Recorder: KeyEventOutput {
+        var events: [String] = []
+        func send(_ key: KeyCode, _ state: KeyState) { events.append("\(key) \(state)") }
+    }
+
+    static let actions: [KeyboardAction] = [
+        .character("e"), .character("x"), .text("hi"), .emoji("😀"), .space, .tab, .primary(.return), .backspace,
+        .escape, .moveCursorBackward, .moveCursorForward, .shift, .control, .option, .command, .capsLock,
+        .key(.a), .key(.leftShift), .keyboardType(.numeric), .nextLocale, .none, .custom(named: "c"), .dismissKeyboard,
+        .image(description: "i", keyboardImageName: "k", imageName: "n"),
+    ]
+    static let gestures: [KeyboardGesture] = [.press, .release, .tap, .longPress, .repeatPress, .doubleTap]
+
+    /// Each gesture on each action, from a fresh state: whether it can be handled, then what
+    /// handling it sent and left behind.
+    private func transcript(subclassed: Bool) -> [String] {
+        var lines: [String] = []
+        for gesture in Self.gestures {
+            for action in Self.actions {
+                let recorder = Recorder()
+                let services = KeyboardServices(configuration: configuration { $0.callouts.locales = ["en", "pl"] },
+                                                output: recorder)
+                if subclassed {
+                    services.actionHandler = Subclassed(
+                        keyboardController: services.keyboardController, keyboardContext: services.keyboardContext,
+                        calloutContext: services.calloutContext, calloutActionProvider: services.calloutActionProvider,
+                        feedbackHandler: services.feedbackHandler)
+                }
+                let handler = services.actionHandler, context = services.keyboardContext
+                services.keyboardContext.currentKey = .e
+                let can = handler.canHandle(gesture, on: action)
+                handler.handle(gesture, on: action)
+                lines.append("\(gesture) \(action): can \(can), sent \(recorder.events), held \(context.heldModifiers.rawValue), "
+                             + "type \(context.keyboardType), locale \(context.locale), callout \(services.calloutContext.isOpen)")
+            }
+        }
+        return lines
+    }
+
+    func testTheStandardHandlerDoesWhatItsClosuresDo() {
+        let direct = transcript(subclassed: false), closures = transcript(subclassed: true)
+        XCTAssertEqual(direct.count, Self.gestures.count * Self.actions.count)
+        for (d, c) in zip(direct, closures) { XCTAssertEqual(d, c) }
+        // And what they do is the standard behaviour, not two matching nothings.
+        XCTAssertTrue(direct.contains("press character(\"e\"): can true, sent [\"e down\", \"e up\"], held 0, type alphabetic, locale en, callout false"),
+                      direct.first { $0.hasPrefix("press character(\"e\")") } ?? "")
+        XCTAssertTrue(direct.contains { $0.hasPrefix("longPress character(\"e\"): can true") && $0.hasSuffix("callout true") })
+        XCTAssertTrue(direct.contains { $0.hasPrefix("longPress character(\"x\"): can false") })
+        XCTAssertTrue(direct.contains { $0.hasPrefix("press shift: can true, sent [\"leftshift down\"], held 1,") },
+                      "\(direct.filter { $0.hasPrefix("press shift") })")
+        XCTAssertTrue(direct.contains { $0.hasPrefix("tap escape: can true, sent [\"esc down\", \"esc up\"]") }, "\(direct.filter { $0.hasPrefix("tap escape") })")
+        XCTAssertTrue(direct.contains { $0.hasPrefix("press nextLocale: can true, sent [], held 0, type alphabetic, locale pl") })
+        XCTAssertTrue(direct.contains { $0.hasPrefix("doubleTap backspace: can false, sent []") })
+    }
+}
