@@ -273,16 +273,16 @@ public final class KeyholdEngine {
         guard calloutsEnabled else { return nil }
         let provider = services.calloutActionProvider, level = self.level
         let state = CalloutMemo.state(modifiers: level.modifiers, capsLock: level.capsLock)
-        let known = calloutMemo.answer(for: key, state: state, layout: services.layout, provider: provider)
-        guard known != .none, let character = layoutCharacter(for: key, modifiers: level.modifiers, capsLock: level.capsLock) else {
-            if known == .unknown { calloutMemo.remember(false, for: key, state: state) }
-            return nil
+        switch calloutMemo.answer(for: key, state: state, layout: services.layout, provider: provider) {
+        case .some(let action): return action
+        case .none: return nil
+        case .unknown:
+            let action = layoutCharacter(for: key, modifiers: level.modifiers, capsLock: level.capsLock)
+                .map { KeyboardAction.character(String($0)) }
+            let handled = action.flatMap { provider.calloutActions(for: $0).isEmpty ? nil : $0 }
+            calloutMemo.remember(handled, for: key, state: state)
+            return handled
         }
-        let action = KeyboardAction.character(String(character))
-        if known == .some { return action }
-        let hasCallouts = !provider.calloutActions(for: action).isEmpty
-        calloutMemo.remember(hasCallouts, for: key, state: state)
-        return hasCallouts ? action : nil
     }
 
     /// What a forwarded key is in KeyboardKit's words, so it gets the standard feedback too (a
