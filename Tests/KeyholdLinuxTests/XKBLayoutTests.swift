@@ -63,6 +63,21 @@ final class XKBLayoutTests: XCTestCase {
         XCTAssertNil(de.keystroke(for: "é"), "dead keys are not used: é goes through the Unicode method")
     }
 
+    /// Every character the layout types comes back from its keystroke (ASCII ones are found by
+    /// code, the rest by the dictionary).
+    func testEveryTypableCharacterHasTheKeystrokeThatTypesIt() throws {
+        for name in ["us", "de", "fr"] {
+            let layout = try XKBLayout(XKBNames(layout: name))
+            XCTAssertGreaterThan(layout.typableCharacters.count, 90, name)
+            for character in layout.typableCharacters {
+                let stroke = layout.keystroke(for: character)
+                XCTAssertEqual(stroke.flatMap { layout.character(for: $0.key, modifiers: $0.modifiers) }, character,
+                               "\(name): \(character.unicodeScalars.map { String($0.value, radix: 16) })")
+            }
+            XCTAssertNil(layout.keystroke(for: "\r\n"), name)
+        }
+    }
+
     /// The keymap a companion reports is the same layout as the names it came from, less the
     /// keys that hold the companion's own characters.
     func testKeymapTextAsTheCompanionReportsIt() throws {

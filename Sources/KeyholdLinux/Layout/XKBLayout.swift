@@ -19,6 +19,9 @@ public final class XKBLayout: KeyboardLayout {
     private var characters: [[Character?]] = []       // [combo][evdev code]
     private var capsLockCharacters: [[Character?]] = []   // the same with Caps Lock locked
     private var keystrokes: [Character: Keystroke] = [:]
+    /// The same for the ASCII characters, by code: most of what is typed, and hashing a
+    /// Character for the dictionary cost more than the rest of planning a keystroke.
+    private var asciiKeystrokes = [Keystroke?](repeating: nil, count: 128)
     /// Which keys are modifiers and locks, read from the keymap by pressing each key.
     public private(set) var modifierMap: ModifierMap = .standard
 
@@ -153,6 +156,9 @@ public final class XKBLayout: KeyboardLayout {
                 }
             }
         }
+        for (character, stroke) in keystrokes where character.utf8.count == 1 {
+            asciiKeystrokes[Int(character.utf8.first!)] = stroke
+        }
     }
 
     /// Presses each key alone on a fresh state and reads which modifiers it holds (depressed) or
@@ -201,7 +207,11 @@ public final class XKBLayout: KeyboardLayout {
         return Character(scalar)
     }
 
-    public func keystroke(for character: Character) -> Keystroke? { keystrokes[character] }
+    public func keystroke(for character: Character) -> Keystroke? {
+        // One UTF-8 byte: ASCII ("\r\n" is two).
+        let utf8 = character.utf8
+        return utf8.count == 1 ? asciiKeystrokes[Int(utf8.first!)] : keystrokes[character]
+    }
 
     public func character(for key: KeyCode, modifiers: ModifierKeys) -> Character? {
         character(for: key, modifiers: modifiers, capsLock: false)
