@@ -41,6 +41,14 @@ open class StandardCalloutActionProvider: CalloutActionProvider {
     open func calloutActions(for action: KeyboardAction) -> [KeyboardAction] {
         guard case .character(let text) = action else { return [] }
         guard refreshMemo() else { return lookUp(text) }
+        let utf8 = text.utf8
+        if utf8.count == 1 {   // ASCII, by code: hashing the string cost more than the rest
+            let code = Int(utf8.first!)
+            if let known = memo.ascii[code] { return known }
+            let actions = lookUp(text)
+            memo.ascii[code] = actions
+            return actions
+        }
         if let known = memo.actions[text] { return known }
         let actions = lookUp(text)
         if memo.actions.count >= 1024 { memo.actions.removeAll() }
@@ -57,6 +65,7 @@ open class StandardCalloutActionProvider: CalloutActionProvider {
         /// Counts the memo's restarts: the engine's `CalloutMemo` starts again with it.
         var generation = 0
         var actions: [String: [KeyboardAction]] = [:]
+        var ascii = [[KeyboardAction]?](repeating: nil, count: 128)
     }
     @exclusivity(unchecked) private var memo = Memo()
 
