@@ -5,22 +5,23 @@
 /// identifier, then language, then English), then KeyboardKit's base symbols. Candidates of an
 /// uppercase character are uppercased one by one, the locale's way (ß becomes ẞ, Turkish i
 /// becomes İ).
+/// Stored properties are `@exclusivity(unchecked)` (one thread, every key): see ``KeyholdEngine``.
 open class StandardCalloutActionProvider: CalloutActionProvider {
     /// Whose locale picks the candidates.
-    public var keyboardContext: KeyboardContext {
+    @exclusivity(unchecked) public var keyboardContext: KeyboardContext {
         didSet { revision &+= 1 }
     }
     /// Candidates per base character from `[callouts.custom]`; they replace the locales' lists.
-    public var customCandidates: [Character: [String]] {
+    @exclusivity(unchecked) public var customCandidates: [Character: [String]] {
         didSet { revision &+= 1 }
     }
     /// One provider per locale; a later one replaces an earlier one with the same key.
-    public var localizedProviders: [LocalizedCalloutActionProvider] {
+    @exclusivity(unchecked) public var localizedProviders: [LocalizedCalloutActionProvider] {
         didSet { indexProviders(); revision &+= 1 }
     }
     /// Changes whenever one of the above does: the engine remembers which keys have callouts
     /// until then (`CalloutMemo`).
-    private(set) var revision = 0
+    @exclusivity(unchecked) private(set) var revision = 0
 
     /// The CLDR-generated providers, one per locale of ``LocalizedCalloutTable``.
     public static var standardLocalizedProviders: [LocalizedCalloutActionProvider] { LocalizedCalloutTable.shared.providers }
@@ -61,7 +62,8 @@ open class StandardCalloutActionProvider: CalloutActionProvider {
     /// the same character on every press. Kept only for this class with table locales, whose
     /// answers depend on nothing else (a subclass may override the lookups).
     private struct Memo {
-        var revision = -1, locale = "", locales: [String] = [], enabled = false
+        /// `revision` covers a new context too (setting `keyboardContext` bumps it).
+        var revision = -1, localeRevision = 0, enabled = false
         /// Counts the memo's restarts: the engine's `CalloutMemo` starts again with it.
         var generation = 0
         var actions: [String: [KeyboardAction]] = [:]
@@ -72,8 +74,8 @@ open class StandardCalloutActionProvider: CalloutActionProvider {
     /// Starts the memo again if the tables or locales changed; whether answers are remembered.
     func refreshMemo() -> Bool {
         let context = keyboardContext
-        if memo.revision != revision || memo.locale != context.locale || memo.locales != context.locales {
-            memo = Memo(revision: revision, locale: context.locale, locales: context.locales,
+        if memo.revision != revision || memo.localeRevision != context.localeRevision {
+            memo = Memo(revision: revision, localeRevision: context.localeRevision,
                         enabled: type(of: self) == StandardCalloutActionProvider.self
                             && localizedProviders.allSatisfy { type(of: $0) == TableCalloutActionProvider.self },
                         generation: memo.generation &+ 1)
@@ -123,10 +125,10 @@ open class StandardCalloutActionProvider: CalloutActionProvider {
         return provider
     }
 
-    private var byKey: [String: LocalizedCalloutActionProvider] = [:]
+    @exclusivity(unchecked) private var byKey: [String: LocalizedCalloutActionProvider] = [:]
     /// Lowercased locale key → key, for ``LocalizedCalloutTable/resolve(_:among:)``.
-    private var keys: [String: String] = [:]
-    private var resolved: [String: LocalizedCalloutActionProvider?] = [:]
+    @exclusivity(unchecked) private var keys: [String: String] = [:]
+    @exclusivity(unchecked) private var resolved: [String: LocalizedCalloutActionProvider?] = [:]
 
     private func indexProviders() {
         byKey = [:]; keys = [:]; resolved = [:]

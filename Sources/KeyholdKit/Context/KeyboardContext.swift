@@ -3,9 +3,12 @@
 /// Stored properties are `@exclusivity(unchecked)` (one thread, every key): see ``KeyholdEngine``.
 open class KeyboardContext {
     /// The active locale identifier (CLDR style: `fr`, `sr-Latn`).
-    @exclusivity(unchecked) public var locale: String
+    @exclusivity(unchecked) public var locale: String { didSet { localeRevision &+= 1 } }
     /// The locales `nextLocale` cycles through, the first being the default.
-    @exclusivity(unchecked) public var locales: [String]
+    @exclusivity(unchecked) public var locales: [String] { didSet { localeRevision &+= 1 } }
+    /// Changes whenever `locale` or `locales` is set, so what depends on them (the callout
+    /// provider's memo, asked on every key) compares one number instead of the strings.
+    @exclusivity(unchecked) public private(set) var localeRevision = 0
     @exclusivity(unchecked) public var keyboardType: KeyboardType = .alphabetic
     /// Modifiers physically held on the grabbed keyboards.
     @exclusivity(unchecked) public var heldModifiers: ModifierKeys = []
