@@ -66,9 +66,7 @@ open class StandardKeyboardActionHandler: KeyboardActionHandler {
         case .repeatPress:
             // A `.key` is held down on the virtual keyboard, which repeats it itself.
             return action.repeatsWhenHeld ? standardPressAction(for: action) : nil
-        case .longPress:
-            // A long press on a character opens its callouts, if it has any.
-            return opensCallout(action) ? closure(for: .openCallout(action)) : nil
+        case .longPress: return opensCallout(action) ? closure(for: .openCallout(action)) : nil
         case .doubleTap: return nil
         }
     }
@@ -149,7 +147,8 @@ open class StandardKeyboardActionHandler: KeyboardActionHandler {
         return !calloutActionProvider.calloutActions(for: action).isEmpty
     }
 
-    /// The effect as a gesture action; weak, as the handler's own closures always were.
+    /// The effect as a gesture action. It holds the handler weakly, as the closures that change
+    /// the context always did; one kept after the handler is gone does nothing.
     private func closure(for effect: Effect) -> GestureAction {
         { [weak self] in self?.perform(effect, on: $0) }
     }

@@ -12,10 +12,19 @@ public protocol LocalizedCalloutActionProvider: AnyObject {
 /// locale defined in the configuration (`[callouts.locale.NAME]`).
 open class TableCalloutActionProvider: LocalizedCalloutActionProvider {
     public let localeKey: String
-    public let table: [Character: [String]]
+    /// Lower-case base character → candidates. A ``LocalizedCalloutTable`` locale's is parsed
+    /// from its line on first use.
+    public private(set) lazy var table: [Character: [String]] = LocalizedCalloutTable.parse(unparsed)
+    private let unparsed: Substring
 
     public init(localeKey: String, table: [Character: [String]]) {
-        self.localeKey = localeKey; self.table = table
+        self.localeKey = localeKey; self.unparsed = ""
+        self.table = table
+    }
+
+    /// A table locale's provider, its fields (`base=cand cand…<TAB>base=…`) parsed on first use.
+    init(localeKey: String, unparsed: Substring) {
+        self.localeKey = localeKey; self.unparsed = unparsed
     }
 
     open func calloutCandidates(for base: Character) -> [String]? { table[base] }

@@ -5,48 +5,57 @@
 /// them, so a picker usually shows the base first. Besides letters, every locale has entries for
 /// `$` (its currency first) and `"` (its quotation marks first).
 ///
-/// Standard library only: the table is parsed from one string literal on first use of ``shared``.
+/// Standard library only: the table is read from one string literal on first use of ``shared``,
+/// and a locale's line is parsed only when its table is first asked for (most daemons use one or
+/// two of them, and parsing all of them was 6.6 million instructions before the first key).
 public struct LocalizedCalloutTable: Sendable {
-    /// The generated table, parsed once, lazily (Swift initialises static lets on first access).
+    /// The generated table (Swift initialises static lets on first access).
     public static let shared = LocalizedCalloutTable(text: LocalizedCalloutData.table)
 
     /// Locale identifiers in table order, CLDR style with `-`: `en`, `fr`, `sr-Latn`, `de-CH`,
     /// `zh-Latn-pinyin`…
     public let localeIdentifiers: [String]
 
-    private let tables: [String: [Character: [String]]]
+    /// Each locale's fields after its identifier, unparsed.
+    private let lines: [String: Substring]
     /// Lowercased identifier → identifier, for case-insensitive lookup.
     private let canonical: [String: String]
 
-    /// Parses the generator's line format: `id<TAB>base=cand cand…<TAB>base=…`, one locale a line.
-    /// Malformed fields are skipped. The separators are split on as UTF-8 bytes (ASCII never
-    /// occurs inside another character's encoding): splitting by Characters cost 17 million
+    /// Reads the generator's line format: `id<TAB>base=cand cand…<TAB>base=…`, one locale a line
+    /// (a repeated identifier: the later line). Separators are split on as UTF-8 bytes (ASCII
+    /// never occurs inside another character's encoding): splitting by Characters cost 17 million
     /// instructions on every start of the daemon, before it could grab a keyboard.
     public init(text: String) {
         var ids: [String] = []
-        var tables: [String: [Character: [String]]] = [:]
+        var lines: [String: Substring] = [:]
         var canonical: [String: String] = [:]
-        let newline = UInt8(ascii: "\n"), tab = UInt8(ascii: "\t"), space = UInt8(ascii: " "), equals = UInt8(ascii: "=")
+        let newline = UInt8(ascii: "\n"), tab = UInt8(ascii: "\t")
         for line in text.utf8.split(separator: newline) {
-            let fields = line.split(separator: tab)
-            guard let first = fields.first else { continue }
+            let parts = line.split(separator: tab, maxSplits: 1)
+            guard let first = parts.first else { continue }
             let id = String(Substring(first))
-            var table: [Character: [String]] = [:]
-            for bytes in fields.dropFirst() {
-                let field = Substring(bytes)
-                guard let base = field.first else { continue }
-                let eq = field.index(after: field.startIndex)
-                guard eq < field.endIndex, field.utf8[eq] == equals else { continue }
-                let candidates = field.utf8[field.utf8.index(after: eq)...].split(separator: space).map { String(Substring($0)) }
-                if !candidates.isEmpty { table[base] = candidates }
-            }
-            if tables[id] == nil { ids.append(id) }
-            tables[id] = table
+            if lines[id] == nil { ids.append(id) }
+            lines[id] = parts.count > 1 ? Substring(parts[1]) : ""
             canonical[id.lowercased()] = id
         }
         self.localeIdentifiers = ids
-        self.tables = tables
+        self.lines = lines
         self.canonical = canonical
+    }
+
+    /// Parses one locale's fields (`base=cand cand…<TAB>base=…`); malformed fields are skipped.
+    static func parse(_ fields: Substring) -> [Character: [String]] {
+        let tab = UInt8(ascii: "\t"), space = UInt8(ascii: " "), equals = UInt8(ascii: "=")
+        var table: [Character: [String]] = [:]
+        for bytes in fields.utf8.split(separator: tab) {
+            let field = Substring(bytes)
+            guard let base = field.first else { continue }
+            let eq = field.index(after: field.startIndex)
+            guard eq < field.endIndex, field.utf8[eq] == equals else { continue }
+            let candidates = field.utf8[field.utf8.index(after: eq)...].split(separator: space).map { String(Substring($0)) }
+            if !candidates.isEmpty { table[base] = candidates }
+        }
+        return table
     }
 
     /// The table's identifier serving `locale`, or nil (see ``resolve(_:among:)``).
@@ -78,10 +87,11 @@ public struct LocalizedCalloutTable: Sendable {
     }
 
     /// One locale's table (lower-case base letters and symbols), or nil for an unknown identifier.
-    public func table(for id: String) -> [Character: [String]]? { tables[id] }
+    public func table(for id: String) -> [Character: [String]]? { lines[id].map(Self.parse) }
 
     /// One provider per locale, in table order: what ``StandardCalloutActionProvider`` holds.
+    /// Each parses its line when first asked for a candidate.
     public var providers: [TableCalloutActionProvider] {
-        localeIdentifiers.map { TableCalloutActionProvider(localeKey: $0, table: tables[$0] ?? [:]) }
+        localeIdentifiers.map { TableCalloutActionProvider(localeKey: $0, unparsed: lines[$0] ?? "") }
     }
 }
