@@ -78,7 +78,7 @@ func runDaemonPathBenchmark() {
     controller.services.audioEngine = deferred
     controller.services.hapticEngine = deferred
     let engine = controller.start()
-    engine.defersForwardedFeedback = true
+    engine.defersFeedback = true
 
     final class Forward: DeviceManagerDelegate {
         let engine: KeyholdEngine

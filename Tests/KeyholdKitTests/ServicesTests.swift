@@ -117,30 +117,52 @@ final class ServicesTests: XCTestCase {
         XCTAssertEqual(audio.played, [.input])
     }
 
-    /// Records what it is asked for, before any rule.
+    /// Records what it is asked for, before any rule, and the sounds asked for directly.
     final class FeedbackLog: StandardKeyboardFeedbackHandler {
         var asked: [String] = []
         override func triggerFeedback(for gesture: KeyboardGesture, on action: KeyboardAction) {
             asked.append("\(gesture) \(action)")
         }
+        override func triggerAudioFeedback(_ feedback: AudioFeedback) { asked.append("audio \(feedback)") }
     }
 
-    /// The daemon has forwarded keys' feedback decided after the batch's keys are written: the
-    /// handler is asked only at `playDeferredFeedback()`, in order, with the Shift of each press.
-    func testForwardedKeysFeedbackCanWaitUntilTheKeysAreOut() {
+    /// The daemon has feedback decided after the batch's keys are written: the feedback handler
+    /// is asked only at `playDeferredFeedback()`, in order, with the Shift of each press.
+    func testFeedbackCanWaitUntilTheKeysAreOut() {
         let s = Simulator()
         let log = FeedbackLog()
         s.engine.services.feedbackHandler = log
-        s.engine.defersForwardedFeedback = true
-        s.run(try! SimulationScript("d:leftshift d:x u:x u:leftshift d:x u:x"))
-        XCTAssertEqual(s.application.text, "Xx", "the keys are out")
+        s.engine.defersFeedback = true
+        // x is forwarded; e (it has callouts) goes through the standard handler.
+        s.run(try! SimulationScript("d:leftshift d:x u:x u:leftshift d:e u:e d:x u:x"))
+        XCTAssertEqual(s.application.text, "Xex", "the keys are out")
         XCTAssertEqual(log.asked, [], "nothing decided yet")
         s.engine.playDeferredFeedback()
-        XCTAssertEqual(log.asked, ["press shift", "press character(\"X\")", "press character(\"x\")"])
+        XCTAssertEqual(log.asked, ["press shift", "press character(\"X\")", "press character(\"e\")", "press character(\"x\")"])
         s.engine.playDeferredFeedback()
-        XCTAssertEqual(log.asked.count, 3, "each once")
+        XCTAssertEqual(log.asked.count, 4, "each once")
 
-        s.engine.defersForwardedFeedback = false
+        // A long press: the callout opens at once, with its sound (the handler's own, not a
+        // gesture's); the press and the long press are decided after, in order.
+        s.run(try! SimulationScript("d:e t:600"))
+        XCTAssertTrue(s.engine.services.calloutContext.isOpen)
+        XCTAssertEqual(log.asked.suffix(1), ["audio system"])
+        s.engine.playDeferredFeedback()
+        XCTAssertEqual(log.asked.suffix(3), ["audio system", "press character(\"e\")", "longPress character(\"e\")"])
+        s.run(try! SimulationScript("u:e d:esc u:esc"))
+        s.engine.playDeferredFeedback()
+
+        // A subclass of the standard handler triggers its own feedback, at once.
+        final class Subclassed: StandardKeyboardActionHandler {}
+        let services = s.engine.services
+        services.actionHandler = Subclassed(
+            keyboardController: services.keyboardController, keyboardContext: services.keyboardContext,
+            calloutContext: services.calloutContext, calloutActionProvider: services.calloutActionProvider,
+            feedbackHandler: services.feedbackHandler)
+        s.run(try! SimulationScript("d:e u:e"))
+        XCTAssertEqual(log.asked.last, "press character(\"e\")", "asked at once")
+
+        s.engine.defersFeedback = false
         s.run(try! SimulationScript("d:y u:y"))
         XCTAssertEqual(log.asked.last, "press character(\"y\")", "not deferred: asked at once")
     }

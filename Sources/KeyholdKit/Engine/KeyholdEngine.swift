@@ -320,7 +320,12 @@ public final class KeyholdEngine {
             if handler.canHandle(.press, on: bound) { handler.handle(.press, on: bound) }
             if handler.canHandle(.release, on: bound) { handler.handle(.release, on: bound) }
         } else if handler.canHandle(gesture, on: action) {
-            handler.handle(gesture, on: action)
+            if defersFeedback, type(of: handler) == StandardKeyboardActionHandler.self,
+               unsafeDowncast(handler, to: StandardKeyboardActionHandler.self).performWithoutFeedback(gesture, on: action) {
+                pendingFeedback.append(.handled(gesture, action))
+            } else {
+                handler.handle(gesture, on: action)
+            }
         }
         if context.locale != locale { observer?.record(.locale(context.locale, now)) }
     }
@@ -343,23 +348,28 @@ public final class KeyholdEngine {
         forwardedFeedback(.press, key)
     }
 
-    /// Whether the feedback of forwarded keys waits for `playDeferredFeedback()`, which the
-    /// daemon calls once the batch's keys are written, instead of being decided at once: working
-    /// out a forwarded key's action and the feedback rules costs more than passing the key on.
-    @exclusivity(unchecked) public var defersForwardedFeedback = false
-    /// A forwarded key's feedback to decide, with the Shift, AltGr and Caps Lock of its press.
-    private struct PendingFeedback {
-        var gesture: KeyboardGesture, key: KeyCode, modifiers: ModifierKeys, capsLock: Bool
+    /// Whether feedback waits for `playDeferredFeedback()`, which the daemon calls once the
+    /// batch's keys are written, instead of being decided at once: working out a forwarded key's
+    /// action and the feedback rules costs more than passing the key on. It covers forwarded keys
+    /// and the gestures of a standard action handler (exactly `StandardKeyboardActionHandler`,
+    /// which then runs the gesture and leaves its feedback to the engine); a handler of another
+    /// class triggers its own, as it always does.
+    @exclusivity(unchecked) public var defersFeedback = false
+    private enum PendingFeedback {
+        /// A forwarded key, with the Shift, AltGr and Caps Lock of its press.
+        case forwarded(KeyboardGesture, KeyCode, ModifierKeys, capsLock: Bool)
+        /// A gesture the standard action handler ran without its feedback.
+        case handled(KeyboardGesture, KeyboardAction)
     }
     @exclusivity(unchecked) private var pendingFeedback: [PendingFeedback] = []
 
     private func forwardedFeedback(_ gesture: KeyboardGesture, _ key: KeyCode) {
         let level = self.level
-        let pending = PendingFeedback(gesture: gesture, key: key, modifiers: level.modifiers, capsLock: level.capsLock)
-        if defersForwardedFeedback { pendingFeedback.append(pending) } else { trigger(pending) }
+        let pending = PendingFeedback.forwarded(gesture, key, level.modifiers, capsLock: level.capsLock)
+        if defersFeedback { pendingFeedback.append(pending) } else { trigger(pending) }
     }
 
-    /// Decides and triggers the feedback of the keys forwarded since the last call, in order.
+    /// Decides and triggers the feedback held back since the last call, in order.
     public func playDeferredFeedback() {
         guard !pendingFeedback.isEmpty else { return }
         for pending in pendingFeedback { trigger(pending) }
@@ -367,8 +377,14 @@ public final class KeyholdEngine {
     }
 
     private func trigger(_ pending: PendingFeedback) {
-        services.feedbackHandler.triggerFeedback(
-            for: pending.gesture, on: forwardedAction(for: pending.key, modifiers: pending.modifiers, capsLock: pending.capsLock))
+        switch pending {
+        case .forwarded(let gesture, let key, let modifiers, let capsLock):
+            services.feedbackHandler.triggerFeedback(
+                for: gesture, on: forwardedAction(for: key, modifiers: modifiers, capsLock: capsLock))
+        case .handled(let gesture, let action):
+            // The handler's own trigger, as `handle` would have called it.
+            (services.actionHandler as? StandardKeyboardActionHandler)?.triggerFeedback(for: gesture, on: action)
+        }
     }
 
     /// What a reload carries from the running engine to the next, so that a key held across it

@@ -57,7 +57,7 @@ public final class EngineFactory {
         engine.onPanic = state.onPanic
         engine.isPaused = state.paused
         engine.observer = state.observer
-        engine.defersForwardedFeedback = true   // the daemon decides it after the batch's keys are written
+        engine.defersFeedback = true   // the daemon decides it after the batch's keys are written
         prepareEngine?(engine)
         return (controller, engine)
     }
