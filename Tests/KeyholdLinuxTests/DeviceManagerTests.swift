@@ -165,6 +165,17 @@ final class DeviceManagerTests: XCTestCase {
         XCTAssertEqual(recorder.log, ["42 down @1000100", "42 repeat @1000300", "42 up @1000500"])
     }
 
+    /// A press the device repeats (as a resync can) is one press: one release lets the key go.
+    func testASecondPressOfAKeyAlreadyDownIsNotCountedTwice() {
+        let kb = source.add("/dev/input/event3")
+        start()
+        kb.queue(.key(code: a, value: 1, time: at(1_000_100)), .key(code: a, value: 1, time: at(1_000_200)),
+                 .key(code: a, value: 0, time: at(1_000_300)))
+        watcher.fire(kb.fd)
+        XCTAssertEqual(manager.keysHeld, [])
+        XCTAssertEqual(recorder.log, ["30 down @1000100", "30 up @1000300"])
+    }
+
     func testUnpluggingMidHoldReleasesWhatOnlyThatKeyboardHeld() {
         let kb1 = source.add("/dev/input/event3"), kb2 = source.add("/dev/input/event5")
         start()
