@@ -133,11 +133,7 @@ final class DualRoleTests: XCTestCase {
             }
         }
         let s = Simulator()
-        let services = s.engine.services
-        let useless = Useless(keyboardController: services.keyboardController, keyboardContext: services.keyboardContext,
-                              calloutContext: services.calloutContext, calloutActionProvider: services.calloutActionProvider,
-                              feedbackHandler: services.feedbackHandler)
-        services.actionHandler = useless
+        let useless = installActionHandler(in: s.engine.services, Useless.init)
         _ = try? s.run("d:e t:700 u:e d:2 u:2 d:h u:h")
         XCTAssertEqual(s.application.text, "e2h")
         XCTAssertEqual(s.lines("out"), ["0ms e down", "700ms e up", "700ms 2 down", "700ms 2 up", "700ms h down", "700ms h up"])

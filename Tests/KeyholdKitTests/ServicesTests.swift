@@ -79,11 +79,7 @@ final class ServicesTests: XCTestCase {
     func testActionHandlerSubclass() {
         let c = configuration { $0.bindings = KeyBindings([.alphabetic: [.q: KeyBinding(press: .character("q"))]]) }
         let s = Simulator(configuration: c)
-        let services = s.engine.services
-        services.actionHandler = LongQTypesAt(
-            keyboardController: services.keyboardController, keyboardContext: services.keyboardContext,
-            calloutContext: services.calloutContext, calloutActionProvider: services.calloutActionProvider,
-            feedbackHandler: services.feedbackHandler)
+        installActionHandler(in: s.engine.services, LongQTypesAt.init)
         s.run(try! SimulationScript("d:q t:600 u:q d:e t:600 u:e d:2 u:2"))
         // The override adds a long press to q; e keeps the standard callouts.
         XCTAssertEqual(s.application.text, "q@é")
@@ -154,11 +150,7 @@ final class ServicesTests: XCTestCase {
 
         // A subclass of the standard handler triggers its own feedback, at once.
         final class Subclassed: StandardKeyboardActionHandler {}
-        let services = s.engine.services
-        services.actionHandler = Subclassed(
-            keyboardController: services.keyboardController, keyboardContext: services.keyboardContext,
-            calloutContext: services.calloutContext, calloutActionProvider: services.calloutActionProvider,
-            feedbackHandler: services.feedbackHandler)
+        installActionHandler(in: s.engine.services, Subclassed.init)
         s.run(try! SimulationScript("d:e u:e"))
         XCTAssertEqual(log.asked.last, "press character(\"e\")", "asked at once")
 

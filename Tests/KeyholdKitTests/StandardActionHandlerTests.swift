@@ -30,12 +30,7 @@ final class StandardActionHandlerTests: XCTestCase {
                 let recorder = Recorder()
                 let services = KeyboardServices(configuration: configuration { $0.callouts.locales = ["en", "pl"] },
                                                 output: recorder)
-                if subclassed {
-                    services.actionHandler = Subclassed(
-                        keyboardController: services.keyboardController, keyboardContext: services.keyboardContext,
-                        calloutContext: services.calloutContext, calloutActionProvider: services.calloutActionProvider,
-                        feedbackHandler: services.feedbackHandler)
-                }
+                if subclassed { installActionHandler(in: services, Subclassed.init) }
                 let handler = services.actionHandler, context = services.keyboardContext
                 services.keyboardContext.currentKey = .e
                 let can = handler.canHandle(gesture, on: action)

@@ -17,6 +17,19 @@ func configuration(_ edit: (inout KeyholdConfiguration) -> Void) -> KeyholdConfi
     return c
 }
 
+/// Puts a standard action handler or a subclass (`make`: its memberwise `init`) in place of the
+/// services' one, wired to their controller, contexts, callout provider and feedback handler.
+@discardableResult
+func installActionHandler<Handler: StandardKeyboardActionHandler>(
+    in services: KeyboardServices,
+    _ make: (KeyboardController, KeyboardContext, CalloutContext, CalloutActionProvider, KeyboardFeedbackHandler) -> Handler
+) -> Handler {
+    let handler = make(services.keyboardController, services.keyboardContext, services.calloutContext,
+                       services.calloutActionProvider, services.feedbackHandler)
+    services.actionHandler = handler
+    return handler
+}
+
 /// Deterministic random numbers (SplitMix64) so property-test failures replay.
 struct SeededGenerator: RandomNumberGenerator {
     var state: UInt64
