@@ -42,12 +42,10 @@ open class StandardCalloutActionProvider: CalloutActionProvider {
     open func calloutActions(for action: KeyboardAction) -> [KeyboardAction] {
         guard case .character(let text) = action else { return [] }
         guard refreshMemo() else { return lookUp(text) }
-        let utf8 = text.utf8
-        if utf8.count == 1 {   // ASCII, by code: hashing the string cost more than the rest
-            let code = Int(utf8.first!)
-            if let known = memo.ascii[code] { return known }
+        if let byte = text.asciiByte {   // by its byte: hashing the string cost more than the rest
+            if let known = memo.ascii[byte] { return known }
             let actions = lookUp(text)
-            memo.ascii[code] = actions
+            memo.ascii[byte] = actions
             return actions
         }
         if let known = memo.actions[text] { return known }

@@ -157,8 +157,8 @@ public final class XKBLayout: KeyboardLayout {
                 }
             }
         }
-        for (character, stroke) in keystrokes where character.utf8.count == 1 {
-            asciiKeystrokes[Int(character.utf8.first!)] = stroke
+        for (character, stroke) in keystrokes {
+            if let byte = character.asciiByte { asciiKeystrokes[byte] = stroke }
         }
     }
 
@@ -209,9 +209,8 @@ public final class XKBLayout: KeyboardLayout {
     }
 
     public func keystroke(for character: Character) -> Keystroke? {
-        // One UTF-8 byte: ASCII ("\r\n" is two).
-        let utf8 = character.utf8
-        return utf8.count == 1 ? asciiKeystrokes[Int(utf8.first!)] : keystrokes[character]
+        if let byte = character.asciiByte { return asciiKeystrokes[byte] }
+        return keystrokes[character]
     }
 
     public func character(for key: KeyCode, modifiers: ModifierKeys) -> Character? {
