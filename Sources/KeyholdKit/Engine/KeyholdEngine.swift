@@ -321,8 +321,9 @@ public final class KeyholdEngine {
             if handler.canHandle(.release, on: bound) { handler.handle(.release, on: bound) }
         } else if handler.canHandle(gesture, on: action) {
             if defersFeedback, type(of: handler) == StandardKeyboardActionHandler.self,
-               unsafeDowncast(handler, to: StandardKeyboardActionHandler.self).performWithoutFeedback(gesture, on: action) {
-                pendingFeedback.append(.handled(gesture, action))
+               case let standard = unsafeDowncast(handler, to: StandardKeyboardActionHandler.self),
+               standard.performWithoutFeedback(gesture, on: action) {
+                pendingFeedback.append(.handled(standard, gesture, action))
             } else {
                 handler.handle(gesture, on: action)
             }
@@ -358,8 +359,8 @@ public final class KeyholdEngine {
     private enum PendingFeedback {
         /// A forwarded key, with the Shift, AltGr and Caps Lock of its press.
         case forwarded(KeyboardGesture, KeyCode, ModifierKeys, capsLock: Bool)
-        /// A gesture the standard action handler ran without its feedback.
-        case handled(KeyboardGesture, KeyboardAction)
+        /// A gesture the standard action handler ran without its feedback: that handler triggers it.
+        case handled(StandardKeyboardActionHandler, KeyboardGesture, KeyboardAction)
     }
     @exclusivity(unchecked) private var pendingFeedback: [PendingFeedback] = []
 
@@ -381,9 +382,8 @@ public final class KeyholdEngine {
         case .forwarded(let gesture, let key, let modifiers, let capsLock):
             services.feedbackHandler.triggerFeedback(
                 for: gesture, on: forwardedAction(for: key, modifiers: modifiers, capsLock: capsLock))
-        case .handled(let gesture, let action):
-            // The handler's own trigger, as `handle` would have called it.
-            (services.actionHandler as? StandardKeyboardActionHandler)?.triggerFeedback(for: gesture, on: action)
+        case .handled(let handler, let gesture, let action):
+            handler.triggerFeedback(for: gesture, on: action)   // as its `handle` would have
         }
     }
 
