@@ -112,7 +112,7 @@ func runDaemonPathBenchmark() {
     }
 
     print("daemon path: one wake-up (read batch -> DeviceManager -> engine -> OutputQueue -> end of batch), no system calls")
-    let taps = 20_000
+    let taps = getenv("KEYHOLD_BENCH_PATH_TAPS").flatMap { Int(String(cString: $0)) } ?? 20_000
     let only = getenv("KEYHOLD_BENCH_PATH_KEY").map { String(cString: $0) }
     for (label, key) in [("forwarded x", KeyCode.x), ("handled e", KeyCode.e)] where only == nil || only == key.name {
         var ns: [UInt64] = []
