@@ -15,6 +15,20 @@ final class OutputTests: XCTestCase {
         return app
     }
 
+    /// The key set covers every key code (its words are fixed in size, not grown on demand):
+    /// the first and last codes, and codes past the end are ignored.
+    func testOutputKeyStateCoversEveryKeyCode() {
+        var keys = OutputKeyState()
+        XCTAssertTrue(keys.isEmpty)
+        let last = KeyCode(UInt16(KeyCode.count - 1))
+        for key in [KeyCode(0), .x, KeyCode(64), last, KeyCode(UInt16(KeyCode.count))] { keys.set(key, down: true) }
+        XCTAssertEqual(keys.downKeys, [KeyCode(0), .x, KeyCode(64), last])
+        XCTAssertFalse(keys.isDown(KeyCode(UInt16(KeyCode.count))))
+        keys.set(last, down: false)
+        XCTAssertFalse(keys.contains(last))
+        XCTAssertEqual(keys.downKeys.count, 3)
+    }
+
     func testEveryMethodTypesAnyUnicode() {
         let text = "Hello, wörld! é ẞ ę € 😀 ~{}"
         for method in UnicodeMethod.allCases {

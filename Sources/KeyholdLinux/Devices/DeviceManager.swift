@@ -60,7 +60,7 @@ public final class DeviceManager {
     @exclusivity(unchecked) private var pendingOpens: [String: (attempts: Int, due: Timestamp)] = [:]
     static let openRetryMilliseconds = 100, openRetryAttempts = 30
     /// How many grabbed devices hold each key.
-    @exclusivity(unchecked) private var heldCount = [UInt8](repeating: 0, count: KeyCode.count)
+    @exclusivity(unchecked) private var heldCount = InlineArray<0x300, UInt8>(repeating: 0)   // KeyCode.count; inline: no uniqueness check per key
 
     public init(source: DeviceSource = SystemDeviceSource(), watcher: FileWatcher, clock: TimeSource = SystemTimeSource(),
                 settings: KeyholdConfiguration.DeviceSettings, ownNode: String? = nil) {
@@ -242,7 +242,6 @@ public final class DeviceManager {
     /// Reads what the device has queued (the loop found its fd readable).
     private func read(_ managed: ManagedDevice) {
         guard !managed.closed else { return }
-        let path = managed.device.path
         let end = managed.device.readAvailable { event in
             guard !stopped else { return }
             switch event {
@@ -260,7 +259,7 @@ public final class DeviceManager {
                         managed.device.ungrab()
                         managed.grabbedAt = nil
                         managed.abandonedGrab = grabbedAt..<clock.now()
-                        Log.info("released the grab of \(path): a key went down just before it")
+                        Log.info("released the grab of \(managed.device.path): a key went down just before it")
                         delegate?.deviceManagerGrabsChanged(self)
                     }
                     return
@@ -272,7 +271,7 @@ public final class DeviceManager {
                 let now = clock.now()
                 managed.dropsSinceLog += 1
                 if managed.lastDropLog.map({ now - $0 >= 10_000 }) ?? true {
-                    Log.warning("\(path): the kernel dropped events (SYN_DROPPED, \(managed.dropsSinceLog) time(s)"
+                    Log.warning("\(managed.device.path): the kernel dropped events (SYN_DROPPED, \(managed.dropsSinceLog) time(s)"
                                 + "\(managed.lastDropLog == nil ? "" : " in the last 10 s")); resyncing")
                     managed.lastDropLog = now
                     managed.dropsSinceLog = 0
@@ -285,9 +284,9 @@ public final class DeviceManager {
         case .drained:
             if managed.grabbedAt == nil && !stopped && !managed.closed { tryGrab(managed) }
         case .gone:
-            close(path, why: "removed")
+            close(managed.device.path, why: "removed")
         case .failed(let code):
-            close(path, why: "read error: \(errorString(code))")
+            close(managed.device.path, why: "read error: \(errorString(code))")
         }
     }
 
