@@ -66,7 +66,7 @@ final class OutputQueueCompanionTests: XCTestCase {
     /// cannot represent), or the companion would wait for events that never come.
     func testAfterCountsOnlyCountableKeys() {
         let (queue, desktop) = make()
-        queue.counts = { $0 != .delete }
+        queue.uncountedKeys.set(.delete, down: true)
         tap(queue, .x); tap(queue, .delete)
         desktop.clock = Timestamp(microseconds: 5_000)
         queue.handOff("é", fallback: [])

@@ -66,8 +66,9 @@ public final class OutputQueue: TextHandOffOutput {
     /// How long the companion has to acknowledge one character: more than it may wait for the
     /// desktop to deliver the keys before it (`keyhold-session` waits up to 1 s).
     @exclusivity(unchecked) public var acknowledgementTimeoutMicroseconds = 1_500_000
-    /// Which transitions `writtenCount` counts: those the companion can see the desktop deliver.
-    @exclusivity(unchecked) public var counts: (KeyCode) -> Bool = { _ in true }
+    /// Keys whose transitions `writtenCount` leaves out: those the desktop never delivers, so
+    /// the companion cannot see them arrive (a set, not a test to call, on every key written).
+    @exclusivity(unchecked) public var uncountedKeys = OutputKeyState()
 
     private let sink: KeyEventOutput
     private let clock: () -> Timestamp
@@ -96,7 +97,7 @@ public final class OutputQueue: TextHandOffOutput {
     /// Items not yet written or handed off (the one in flight not counted).
     public var count: Int { waiting.count - head }
     public var isEmpty: Bool { head == waiting.count }
-    /// Key transitions written to the device so far (those `counts` accepts).
+    /// Key transitions written to the device so far (but those of `uncountedKeys`).
     @exclusivity(unchecked) public private(set) var writtenCount: UInt64 = 0
     /// Whether a hand-off waits for the companion's acknowledgement.
     public var isAwaitingCompanion: Bool { inFlight != nil }
@@ -243,7 +244,7 @@ public final class OutputQueue: TextHandOffOutput {
 
     private func write(_ transition: KeyTransition) {
         burstCount += 1
-        if counts(transition.key) { writtenCount &+= 1 }
+        if !uncountedKeys.contains(transition.key) { writtenCount &+= 1 }
         lastWrite = clock()
         sink.send(transition.key, transition.state)
     }

@@ -23,7 +23,7 @@ extension KeyholdDaemon {
         outputTarget = watcher
         // An X server cannot represent evdev codes above 247 (X keycodes stop at 255): it never
         // delivers those, so the companion cannot count them.
-        outputQueue.counts = { $0.rawValue <= 247 }
+        for code in 248..<KeyCode.count { outputQueue.uncountedKeys.set(KeyCode(UInt16(code)), down: true) }
         outputQueue.onCompanionTimeout = { [unowned self] companion in
             guard let companion = companion as? SessionCompanion else { return }
             let ms = self.outputQueue.acknowledgementTimeoutMicroseconds / 1000
