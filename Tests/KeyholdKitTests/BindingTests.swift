@@ -35,6 +35,20 @@ final class BindingTests: XCTestCase {
         XCTAssertEqual(shortcut.application.text, "\u{05}")
     }
 
+    /// Bindings given to a running engine apply from the next key, as those it started with (an
+    /// unbound key is not looked up: the engine keeps the set of bound keys in step).
+    func testBindingsChangedOnARunningEngineApply() {
+        let s = Simulator()
+        s.run(try! SimulationScript("d:j u:j"))
+        s.engine.bindings = KeyBindings([.alphabetic: [.j: KeyBinding(press: .text("(")), .leftCtrl: KeyBinding(press: .escape)]])
+        s.run(try! SimulationScript("d:j u:j d:leftctrl u:leftctrl"))
+        s.engine.bindings = KeyBindings()
+        s.run(try! SimulationScript("d:j u:j"))
+        XCTAssertEqual(s.application.text, "j(j")
+        XCTAssertEqual(s.application.events.filter { $0.key == .esc }.map(\.state), [.down, .up])
+        XCTAssertFalse(s.application.events.contains { $0.key == KeyCode.leftCtrl }, "the bound Ctrl never reaches the output")
+    }
+
     /// A binding that names only other gestures keeps the key's own press: j types j and its
     /// long press adds text; e keeps its callouts and gains a double tap.
     func testBindingWithoutPressKeepsTheKeysOwnPress() {

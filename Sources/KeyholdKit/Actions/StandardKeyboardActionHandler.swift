@@ -42,16 +42,21 @@ open class StandardKeyboardActionHandler: KeyboardActionHandler {
     /// Runs what the gesture does, if anything, then its feedback (which the feedback handler may
     /// give a gesture that does nothing, as a heavy haptic on a long-pressed return).
     open func handle(_ gesture: KeyboardGesture, on action: KeyboardAction) {
-        if !performWithoutFeedback(gesture, on: action) { self.action(for: gesture, on: action)?(keyboardController) }
+        if isExactlyStandard {
+            _ = performWithoutFeedback(gesture, on: action)
+        } else {
+            self.action(for: gesture, on: action)?(keyboardController)
+        }
         triggerFeedback(for: gesture, on: action)
     }
 
-    /// `handle(_:on:)` without the feedback, for an engine that decides feedback after the key
-    /// is written (`KeyholdEngine.defersFeedback`); false, doing nothing, unless this is exactly
-    /// this class (a subclass's `handle` may do more than the standard effect).
+    /// What `handle(_:on:)` does but the feedback, for an engine that decides feedback after the
+    /// key is written (`KeyholdEngine.defersFeedback`), and only for exactly this class (a
+    /// subclass's `handle` may do more than the standard effect): false when the gesture does
+    /// nothing (`canHandle` is false), and then no feedback is due either.
     func performWithoutFeedback(_ gesture: KeyboardGesture, on action: KeyboardAction) -> Bool {
-        guard isExactlyStandard else { return false }
-        if let effect = standardEffect(for: gesture, on: action) { perform(effect, on: keyboardController) }
+        guard let effect = standardEffect(for: gesture, on: action) else { return false }
+        perform(effect, on: keyboardController)
         return true
     }
 

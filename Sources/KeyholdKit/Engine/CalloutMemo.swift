@@ -20,10 +20,19 @@ struct CalloutMemo {
 
     /// What is known of `key` in `state` (`state(modifiers:capsLock:)`) with these services.
     mutating func answer(for key: KeyCode, state: Int, layout: KeyboardLayout, provider: CalloutActionProvider) -> Answer {
-        guard type(of: provider) == StandardCalloutActionProvider.self,
-              case let standard = unsafeDowncast(provider as AnyObject, to: StandardCalloutActionProvider.self),
-              standard.refreshMemo() else {
+        // The provider of the last answer is known to be exactly the standard one: an identity
+        // test then replaces the type test (a metadata call on every key).
+        let standard: StandardCalloutActionProvider
+        if let known = self.provider, known === provider {
+            standard = known
+        } else if type(of: provider) == StandardCalloutActionProvider.self {
+            standard = unsafeDowncast(provider as AnyObject, to: StandardCalloutActionProvider.self)
+        } else {
             self.provider = nil   // nothing is remembered for it
+            return .unknown
+        }
+        guard standard.refreshMemo() else {
+            self.provider = nil
             return .unknown
         }
         if self.layout !== layout || self.provider !== standard || generation != standard.memoGeneration {

@@ -8,10 +8,16 @@
 /// were 45% of the instructions a forwarded key cost (callgrind over `KeyholdBenchmarks`).
 public final class KeyholdEngine {
     public let services: KeyboardServices
-    @exclusivity(unchecked) public var bindings: KeyBindings
+    @exclusivity(unchecked) public var bindings: KeyBindings {
+        didSet { boundKeys = Self.keys(boundIn: bindings) }
+    }
     @exclusivity(unchecked) public var recognizer: GestureRecognizer
     /// Weak: an observer (the simulator, the control server) owns or outlives the engine.
-    @exclusivity(unchecked) public weak var observer: EngineObserver?
+    @exclusivity(unchecked) public weak var observer: EngineObserver? {
+        didSet { isObserved = observer != nil }
+    }
+    /// Whether an observer was set: without one, a key skips loading the weak reference.
+    @exclusivity(unchecked) private var isObserved = false
     /// Called when Backspace+Escape+Enter are held together; the daemon exits.
     @exclusivity(unchecked) public var onPanic: (() -> Void)?
     /// Whether handled keys and callouts are active; paused, every key is forwarded. Pausing
@@ -28,9 +34,12 @@ public final class KeyholdEngine {
 
     /// How a key that is down was routed, so its release goes the same way.
     private enum Route: UInt8 { case idle, forwarded, handled, consumed, dualRole }
-    @exclusivity(unchecked) private var routes = [Route](repeating: .idle, count: KeyCode.count)
+    /// Inline (KeyCode.count entries): a key's route changes with no uniqueness check.
+    @exclusivity(unchecked) private var routes = InlineArray<0x300, Route>(repeating: .idle)
     /// The action of each handled key that is down.
     @exclusivity(unchecked) private var actions = [KeyboardAction?](repeating: nil, count: KeyCode.count)
+    /// Keys with a binding in some layer: any other key goes down without a binding lookup.
+    @exclusivity(unchecked) private var boundKeys: OutputKeyState
     /// Keys physically down, for the panic escape.
     @exclusivity(unchecked) private var physical = OutputKeyState()
     /// Dual-role keys that are down: a handful at most.
@@ -44,6 +53,9 @@ public final class KeyholdEngine {
         var previousLayer: KeyboardType?
     }
     @exclusivity(unchecked) private var dualRoles: [HeldDualRole] = []
+    /// The last action handler found to be exactly the standard one (`exactlyStandard`). Strong,
+    /// as the callout memo's provider: its address cannot then be reused by another handler.
+    @exclusivity(unchecked) private var knownStandardHandler: StandardKeyboardActionHandler?
     /// Which keys' characters have callouts, so a press does not look them up again.
     @exclusivity(unchecked) private var calloutMemo = CalloutMemo()
     @exclusivity(unchecked) public private(set) var now = Timestamp.zero
@@ -51,6 +63,7 @@ public final class KeyholdEngine {
     public init(services: KeyboardServices, configuration: KeyholdConfiguration = KeyholdConfiguration()) {
         self.services = services
         self.bindings = configuration.bindings
+        self.boundKeys = Self.keys(boundIn: configuration.bindings)
         self.recognizer = GestureRecognizer(settings: configuration.gestures)
         self.calloutsEnabled = configuration.callouts.enabled
         self.calloutTimeoutMicroseconds = configuration.callouts.timeoutMilliseconds * 1000
@@ -105,12 +118,17 @@ public final class KeyholdEngine {
         if time > now { now = time }
     }
 
+    /// Tells the observer, if there is one (without, a key spares the weak load).
+    @inline(__always) private func observe(_ entry: @autoclosure () -> TraceEntry) {
+        if isObserved, let observer { observer.record(entry()) }
+    }
+
     /// Handles one key event from a grabbed keyboard.
     public func handle(_ event: KeyEvent) {
         advance(to: event.time)
         now = max(now, event.time)
         if services.calloutContext.isOpen { calloutTouched = now }
-        observer?.record(.input(event))
+        observe(.input(event))
         let key = event.code, i = Int(key.rawValue)
         guard i < KeyCode.count else { return }
         switch event.state {
@@ -124,7 +142,7 @@ public final class KeyholdEngine {
             guard routes[i] == .idle else { return }
             physical.set(key, down: true)
             if physical.isDown(.backspace) && physical.isDown(.esc) && physical.isDown(.enter) {
-                observer?.record(.panic(now))
+                observe(.panic(now))
                 onPanic?()
             }
             keyDown(key)
@@ -138,61 +156,86 @@ public final class KeyholdEngine {
         let context = services.keyboardContext
         // A bound key is handled even when it is a modifier: it then acts as its binding says
         // (`rightalt = "keyboardType:symbolic"`), not as a held modifier.
-        let binding = isPaused ? nil : bindings.binding(for: key, in: context.keyboardType)
-        let modifier = binding == nil ? context.modifierMap.modifiers(of: key) : nil
-        // Any key going down makes held dual-role keys holds, not taps.
-        for j in dualRoles.indices { dualRoles[j].interrupted = true }
-        if modifier == nil { recognizer.otherKeyPressed() }
+        if !isPaused, boundKeys.contains(key), let binding = bindings.binding(for: key, in: context.keyboardType) {
+            boundKeyDown(key, binding)
+            return
+        }
+        let modifier = context.modifierMap.modifiers(of: key)
+        otherKeyWentDown(isModifier: modifier != nil)
         if let modifier { context.heldModifiers.formUnion(modifier) }
-
-        let callouts = services.calloutContext
-        if callouts.isOpen {
-            let intent = callouts.intent(for: key, in: context)
-            switch intent {
-            case .ignore: break
-            case .typeThrough: services.actionHandler.handle(intent)
-            default:
-                services.actionHandler.handle(intent)
-                routes[Int(key.rawValue)] = .consumed
-                return
-            }
-        }
-
-        if let dual = binding?.dualRole {
-            holdDown(key, dual); return
-        }
-        if modifier != nil || isPaused || context.isShortcutHeld {
-            forwardDown(key); return
-        }
-        let action: KeyboardAction
-        if let binding {
-            // Bound gestures come on top of the key's own press unless the binding names one.
-            action = binding.actions[.press] ?? layoutCharacter(for: key).map { .character(String($0)) } ?? .key(key)
-        } else if let standard = defaultAction(for: key) {
-            action = standard
-        } else {
+        if calloutTakes(key) { return }
+        guard modifier == nil, !isPaused, !context.isShortcutHeld, let action = defaultAction(for: key) else {
             forwardDown(key); return
         }
         let handler = services.actionHandler
         // A key whose press, release and long press the handler can do nothing with is left as
         // if Keyhold were not there; one it acts on at release or long press only (KeyboardKit's
         // image key) is the handler's, and its press types nothing.
-        guard binding != nil || handler.canHandle(.press, on: action) || handler.canHandle(.release, on: action)
+        guard handler.canHandle(.press, on: action) || handler.canHandle(.release, on: action)
                 || handler.canHandle(.longPress, on: action)
         else { forwardDown(key); return }
+        let longPress = calloutsEnabled && handler.canHandle(.longPress, on: action)
+        press(key, action, longPress: longPress, repeats: !longPress && handler.canHandle(.repeatPress, on: action))
+    }
+
+    /// A key the configuration binds went down: the same rules, with the binding's gestures.
+    private func boundKeyDown(_ key: KeyCode, _ binding: KeyBinding) {
+        otherKeyWentDown(isModifier: false)
+        if calloutTakes(key) { return }
+        if let dual = binding.dualRole {
+            holdDown(key, dual); return
+        }
+        if services.keyboardContext.isShortcutHeld {
+            forwardDown(key); return
+        }
+        // Bound gestures come on top of the key's own press unless the binding names one.
+        let action = binding.actions[.press] ?? layoutCharacter(for: key).map { .character(String($0)) } ?? .key(key)
+        let handler = services.actionHandler
+        let longPress = binding.actions[.longPress] != nil || (calloutsEnabled && handler.canHandle(.longPress, on: action))
+        let repeats = !longPress && (binding.actions[.repeatPress] != nil || handler.canHandle(.repeatPress, on: action))
+        press(key, action, longPress: longPress, repeats: repeats)
+    }
+
+    /// Any key going down makes held dual-role keys holds, not taps; any but a modifier cancels
+    /// the pending long press and repeat of the keys held before it (rollover).
+    private func otherKeyWentDown(isModifier: Bool) {
+        if !dualRoles.isEmpty {
+            for j in dualRoles.indices { dualRoles[j].interrupted = true }
+        }
+        if !isModifier { recognizer.otherKeyPressed() }
+    }
+
+    /// With a callout open, a key picks, moves or closes it; true when that used the key up.
+    private func calloutTakes(_ key: KeyCode) -> Bool {
+        let callouts = services.calloutContext
+        guard callouts.isOpen else { return false }
+        let intent = callouts.intent(for: key, in: services.keyboardContext)
+        switch intent {
+        case .ignore:
+            return false
+        case .typeThrough:
+            services.actionHandler.handle(intent)
+            return false
+        default:
+            services.actionHandler.handle(intent)
+            routes[Int(key.rawValue)] = .consumed
+            return true
+        }
+    }
+
+    /// A handled key went down: its gestures are timed from now, and its press runs.
+    private func press(_ key: KeyCode, _ action: KeyboardAction, longPress: Bool, repeats: Bool) {
         let i = Int(key.rawValue)
         routes[i] = .handled
         actions[i] = action
-        let longPress = binding?.actions[.longPress] != nil || (calloutsEnabled && handler.canHandle(.longPress, on: action))
-        let repeats = !longPress && (binding?.actions[.repeatPress] != nil || handler.canHandle(.repeatPress, on: action))
         recognizer.press(key, at: now, longPress: longPress, repeats: repeats)
         run(.press, key: key, action: action)
     }
 
     private func keyUp(_ key: KeyCode) {
         let i = Int(key.rawValue)
-        let context = services.keyboardContext, map = context.modifierMap
-        if routes[i] == .forwarded, let modifier = map.modifiers(of: key) {
+        if routes[i] == .forwarded, let modifier = services.keyboardContext.modifierMap.modifiers(of: key) {
+            let context = services.keyboardContext, map = context.modifierMap
             // Another forwarded key may still hold the same modifier (both Shifts; a Caps Lock
             // that the keymap makes Ctrl beside Ctrl).
             let stillHeld = map.modifierKeys.contains {
@@ -213,9 +256,9 @@ public final class KeyholdEngine {
             let doubleTap = recognizer.release(key, at: now)
             run(.release, key: key, action: action)
             if doubleTap { run(.doubleTap, key: key, action: action) }
+            actions[i] = nil   // only a handled key has one
         }
         routes[i] = .idle
-        actions[i] = nil
     }
 
     /// A dual-role key went down: its hold is in force at once.
@@ -226,7 +269,7 @@ public final class KeyholdEngine {
             let context = services.keyboardContext
             held.previousLayer = context.keyboardType
             context.keyboardType = layer
-            observer?.record(.gesture(key, .press, role.hold, now))
+            observe(.gesture(key, .press, role.hold, now))
         } else {
             run(.press, key: key, action: role.hold)
         }
@@ -240,7 +283,7 @@ public final class KeyholdEngine {
         let held = dualRoles.remove(at: j)
         if let previous = held.previousLayer {
             services.keyboardContext.keyboardType = previous
-            observer?.record(.gesture(key, .release, held.role.hold, now))
+            observe(.gesture(key, .release, held.role.hold, now))
         } else {
             run(.release, key: key, action: held.role.hold)
         }
@@ -312,23 +355,31 @@ public final class KeyholdEngine {
         let handler = services.actionHandler, context = services.keyboardContext
         context.currentKey = key
         defer { context.currentKey = nil }
-        let bound = gesture == .press || routes[Int(key.rawValue)] == .dualRole
+        let bound = gesture == .press || routes[Int(key.rawValue)] == .dualRole || !boundKeys.contains(key)
             ? nil : bindings.binding(for: key, in: context.keyboardType)?.actions[gesture]
-        observer?.record(.gesture(key, gesture, bound ?? action, now))
-        let locale = context.locale
+        observe(.gesture(key, gesture, bound ?? action, now))
+        let locale = isObserved ? context.locale : nil   // to report a switch
         if let bound {
             if handler.canHandle(.press, on: bound) { handler.handle(.press, on: bound) }
             if handler.canHandle(.release, on: bound) { handler.handle(.release, on: bound) }
+        } else if defersFeedback, let standard = exactlyStandard(handler) {
+            // One look at what the gesture does, which also says whether it does anything.
+            if standard.performWithoutFeedback(gesture, on: action) { pendingFeedback.append(.handled(standard, gesture, action)) }
         } else if handler.canHandle(gesture, on: action) {
-            if defersFeedback, type(of: handler) == StandardKeyboardActionHandler.self,
-               case let standard = unsafeDowncast(handler, to: StandardKeyboardActionHandler.self),
-               standard.performWithoutFeedback(gesture, on: action) {
-                pendingFeedback.append(.handled(standard, gesture, action))
-            } else {
-                handler.handle(gesture, on: action)
-            }
+            handler.handle(gesture, on: action)
         }
-        if context.locale != locale { observer?.record(.locale(context.locale, now)) }
+        if let locale, context.locale != locale { observe(.locale(context.locale, now)) }
+    }
+
+    /// `handler` as a `StandardKeyboardActionHandler` when it is exactly one (not a subclass,
+    /// whose `handle` may do more). The last one found is kept: an identity test then
+    /// replaces the type test, a metadata call on every handled key.
+    private func exactlyStandard(_ handler: KeyboardActionHandler) -> StandardKeyboardActionHandler? {
+        if let known = knownStandardHandler, known === handler { return known }
+        guard type(of: handler) == StandardKeyboardActionHandler.self else { return nil }
+        let standard = unsafeDowncast(handler, to: StandardKeyboardActionHandler.self)
+        knownStandardHandler = standard
+        return standard
     }
 
     private func forwardDown(_ key: KeyCode) {
@@ -337,7 +388,7 @@ public final class KeyholdEngine {
     }
 
     private func forward(_ key: KeyCode, _ state: KeyState) {
-        observer?.record(.forwarded(key, state, now))
+        observe(.forwarded(key, state, now))
         let controller = services.keyboardController
         switch state {
         case .down: controller.keyDown(key)
@@ -410,6 +461,15 @@ public final class KeyholdEngine {
     public func dismissCallout() {
         guard services.calloutContext.isOpen else { return }
         services.actionHandler.handle(CalloutKeyIntent.typeThrough)
+    }
+
+    /// The keys bound in some layer.
+    private static func keys(boundIn bindings: KeyBindings) -> OutputKeyState {
+        var keys = OutputKeyState()
+        for layer in bindings.layers.values {
+            for key in layer.keys { keys.set(key, down: true) }
+        }
+        return keys
     }
 
     /// Ends this engine's own work for a successor: closes an open callout, drops pending

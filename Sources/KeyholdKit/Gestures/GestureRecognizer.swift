@@ -20,7 +20,7 @@ public struct GestureRecognizer {
 
     /// A handled key went down. Schedules its long press and/or repeat.
     public mutating func press(_ key: KeyCode, at time: Timestamp, longPress: Bool, repeats: Bool) {
-        held.removeAll { $0.key == key }
+        if !held.isEmpty { held.removeAll { $0.key == key } }
         let t = time.microseconds
         held.append(HeldKey(
             key: key,
@@ -31,6 +31,7 @@ public struct GestureRecognizer {
     /// Another key went down: rollover cancels the pending long press and the repeat of every
     /// held key (only the newest key repeats, as the kernel does).
     public mutating func otherKeyPressed() {
+        guard !held.isEmpty else { return }
         for i in held.indices { held[i].longPressAt = nil; held[i].repeatAt = nil }
     }
 
@@ -54,11 +55,13 @@ public struct GestureRecognizer {
 
     /// The earliest pending deadline, for the daemon's timer.
     public var nextDeadline: Timestamp? {
-        var next: Int64?
+        guard !held.isEmpty else { return nil }   // most keys: nothing held is handled
+        var next = Int64.max
         for h in held {
-            for d in [h.longPressAt, h.repeatAt] { if let d, d < (next ?? .max) { next = d } }
+            if let d = h.longPressAt, d < next { next = d }
+            if let d = h.repeatAt, d < next { next = d }
         }
-        return next.map { Timestamp(microseconds: $0) }
+        return next == .max ? nil : Timestamp(microseconds: next)
     }
 
     /// Pops the earliest gesture due at or before `now`, with its exact deadline time.

@@ -86,6 +86,11 @@ open class StandardKeyboardController: KeyboardController {
             }
         case .tap(let stroke):
             liftModifiers(except: stroke.modifiers.union(planHeld), into: &lifted)
+            if stroke.modifiers.isEmpty {   // most characters: no modifier to add
+                if keyState.isDown(stroke.key) { send(stroke.key, .up) }
+                send(stroke.key, .down); send(stroke.key, .up)
+                return
+            }
             let missing = stroke.modifiers.keys.compactMap { standard -> KeyCode? in
                 let modifier = ModifierKeys(key: standard)!
                 if map.modifierKeys.contains(where: { keyState.isDown($0) && map.modifiers(of: $0) == modifier }) { return nil }
