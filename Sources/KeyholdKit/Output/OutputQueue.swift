@@ -104,8 +104,8 @@ public final class OutputQueue: TextHandOffOutput {
 
     /// Queues one transition and writes what may go out now.
     public func send(_ key: KeyCode, _ state: KeyState) {
-        if isEmpty, inFlight == nil, admit(at: clock()) {
-            write(KeyTransition(key, state))
+        if isEmpty, inFlight == nil, case let now = clock(), admit(at: now) {
+            write(KeyTransition(key, state), at: now)
             return
         }
         waiting.append(.key(KeyTransition(key, state)))
@@ -144,6 +144,7 @@ public final class OutputQueue: TextHandOffOutput {
 
     /// Writes and hands off what may go out now; the rest waits for `nextDeadline`.
     public func drain() {
+        guard inFlight != nil || !waiting.isEmpty else { return }   // the daemon drains after every batch
         let now = clock()
         if let flight = inFlight {
             guard now >= flight.deadline else { return }
@@ -157,7 +158,7 @@ public final class OutputQueue: TextHandOffOutput {
             case .key(let transition):
                 guard admit(at: now) else { return }
                 head += 1
-                write(transition)
+                write(transition, at: now)
             case .text(let text, let fallback):
                 guard let companion else {
                     head += 1
@@ -196,8 +197,8 @@ public final class OutputQueue: TextHandOffOutput {
             let item = waiting[head]
             head += 1
             switch item {
-            case .key(let transition): write(transition)
-            case .text(_, let fallback): for t in fallback { write(t) }
+            case .key(let transition): write(transition, at: clock())
+            case .text(_, let fallback): for t in fallback { write(t, at: clock()) }
             }
         }
         compact()
@@ -223,7 +224,7 @@ public final class OutputQueue: TextHandOffOutput {
     }
 
     private func compact() {
-        if isEmpty {
+        if isEmpty && head > 0 {   // (head 0 and empty: nothing to drop)
             waiting.removeAll(keepingCapacity: true)
             head = 0
         }
@@ -242,10 +243,10 @@ public final class OutputQueue: TextHandOffOutput {
         return burstCount < pacing.burst
     }
 
-    private func write(_ transition: KeyTransition) {
+    private func write(_ transition: KeyTransition, at now: Timestamp) {
         burstCount += 1
         if !uncountedKeys.contains(transition.key) { writtenCount &+= 1 }
-        lastWrite = clock()
+        lastWrite = now
         sink.send(transition.key, transition.state)
     }
 }

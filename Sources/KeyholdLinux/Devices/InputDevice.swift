@@ -20,7 +20,10 @@ public final class InputDevice: KeyboardDevice {
     public let isWritable: Bool
     @exclusivity(unchecked) public private(set) var isGrabbed = false
     /// Events of one read(); 64 is the kernel's per-client buffer.
-    @exclusivity(unchecked) private var events = [input_event](repeating: input_event(), count: 64)
+    /// The read buffer, 64 events (a reader's whole kernel buffer), allocated once: a read needs
+    /// no array access checks.
+    private let events: UnsafeMutablePointer<input_event>
+    private static let readCapacity = 64
     /// After SYN_DROPPED the events up to the next SYN_REPORT are incomplete: they are dropped
     /// and the key state is asked of the kernel instead.
     @exclusivity(unchecked) private var discarding = false
@@ -58,12 +61,14 @@ public final class InputDevice: KeyboardDevice {
         vendor = UInt16(truncatingIfNeeded: libevdev_get_id_vendor(dev))
         product = UInt16(truncatingIfNeeded: libevdev_get_id_product(dev))
         bustype = UInt16(truncatingIfNeeded: libevdev_get_id_bustype(dev))
+        events = .allocate(capacity: InputDevice.readCapacity)   // last: nothing throws after it
     }
 
     deinit {
         if isGrabbed { _ = libevdev_grab(dev, LIBEVDEV_UNGRAB) }
         libevdev_free(dev)
         close(fd)
+        events.deallocate()
     }
 
     public var identity: DeviceIdentity {
@@ -149,7 +154,7 @@ public final class InputDevice: KeyboardDevice {
     public func readAvailable(_ body: (DeviceEvent) -> Void) -> DeviceReadEnd {
         let size = MemoryLayout<input_event>.stride
         while true {
-            let n = events.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            let n = Glibc.read(fd, events, InputDevice.readCapacity * size)
             if n < 0 {
                 switch errno {
                 case EINTR: continue
@@ -160,7 +165,7 @@ public final class InputDevice: KeyboardDevice {
             }
             let count = n / size
             for i in 0..<count { deliver(events[i], body) }
-            if count < events.count { return .drained }
+            if count < InputDevice.readCapacity { return .drained }
         }
     }
 

@@ -24,7 +24,13 @@ public final class EventLoop: FileWatcher {
     private struct Watch {
         var fd: Int32
         var events: Events
-        var handler: (Events) -> Void
+        var handler: Handler
+    }
+
+    private enum Handler {
+        case events((Events) -> Void)
+        /// Input only, as most watches: called as given (not wrapped in a second closure).
+        case input(() -> Void)
     }
 
     private let epfd: Int32
@@ -49,6 +55,16 @@ public final class EventLoop: FileWatcher {
     /// An error or hang-up is always reported (the handler's read or write then says which).
     @discardableResult
     public func watch(_ fd: Int32, for events: Events, handler: @escaping (Events) -> Void) throws(SystemError) -> Token {
+        try add(fd, for: events, .events(handler))
+    }
+
+    /// Watches `fd` for input.
+    @discardableResult
+    public func watch(_ fd: Int32, handler: @escaping () -> Void) throws(SystemError) -> Token {
+        try add(fd, for: .readable, .input(handler))
+    }
+
+    private func add(_ fd: Int32, for events: Events, _ handler: Handler) throws(SystemError) -> Token {
         let slot = freeSlots.popLast() ?? { slots.append((0, nil)); return slots.count - 1 }()
         let token = Token(slots[slot].generation) << 32 | Token(slot)
         guard keyhold_epoll_ctl(epfd, keyhold_epoll_ctl_add, fd, events.rawValue, token) == 0 else {
@@ -58,12 +74,6 @@ public final class EventLoop: FileWatcher {
         }
         slots[slot].watch = Watch(fd: fd, events: events, handler: handler)
         return token
-    }
-
-    /// Watches `fd` for input.
-    @discardableResult
-    public func watch(_ fd: Int32, handler: @escaping () -> Void) throws(SystemError) -> Token {
-        try watch(fd, for: .readable) { _ in handler() }
     }
 
     /// Changes what a watched descriptor waits for (no system call when it is unchanged).
@@ -109,7 +119,10 @@ public final class EventLoop: FileWatcher {
                 // A handler may have unwatched a later token of this batch: its slot is empty or
                 // belongs to a newer generation.
                 guard let slot = slot(of: tokens[i]), let watch = slots[slot].watch else { continue }
-                watch.handler(Events(rawValue: ready[i]))
+                switch watch.handler {
+                case .input(let handler): handler()
+                case .events(let handler): handler(Events(rawValue: ready[i]))
+                }
                 if stopped { break }
             }
             batchEnd()

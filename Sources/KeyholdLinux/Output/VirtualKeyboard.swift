@@ -54,9 +54,13 @@ public final class VirtualKeyboard: KeyEventOutput {
         self.fd = fd
         self.uidev = uidev
         devnode = libevdev_uinput_get_devnode(uidev).map { String(cString: $0) }
+        pending = .allocate(capacity: VirtualKeyboard.maximumBatch)   // last: nothing throws after it
     }
 
-    deinit { destroy() }
+    deinit {
+        destroy()
+        pending.deallocate()
+    }
 
     /// Removes the device. Call after releasing every key.
     public func destroy() {
@@ -75,21 +79,23 @@ public final class VirtualKeyboard: KeyEventOutput {
         event.type = UInt16(EV_KEY)
         event.code = key.rawValue
         event.value = state.rawValue
-        pending.append(event)
-        pending.append(VirtualKeyboard.synReport)
+        pending[pendingCount] = event
+        pending[pendingCount + 1] = VirtualKeyboard.synReport
+        pendingCount += 2
         // Pacing is the OutputQueue's (a timer, never a sleep); this only batches writes.
-        if pending.count >= VirtualKeyboard.maximumBatch { flush() }
+        if pendingCount >= VirtualKeyboard.maximumBatch { flush() }
     }
 
     /// Writes the events sent since the last flush in one write(2). The daemon flushes after
     /// every batch of its event loop, so nothing waits longer than the batch that produced it;
     /// a batch never exceeds 32 events (half the kernel's 64-event buffer of a reader).
     public func flush() {
-        guard !pending.isEmpty, uidev != nil else { pending.removeAll(keepingCapacity: true); return }
-        let size = MemoryLayout<input_event>.stride * pending.count
+        defer { pendingCount = 0 }
+        guard pendingCount > 0, uidev != nil else { return }
+        let size = MemoryLayout<input_event>.stride * pendingCount
         var written = 0
         while written < size {
-            let n = pending.withUnsafeBytes { write(fd, $0.baseAddress! + written, size - written) }
+            let n = write(fd, UnsafeRawPointer(pending) + written, size - written)
             if n < 0 && errno == EINTR { continue }
             if n <= 0 {
                 if !writeFailed { Log.error("writing to the virtual keyboard failed: \(errorString(errno))") }
@@ -98,10 +104,12 @@ public final class VirtualKeyboard: KeyEventOutput {
             }
             written += n
         }
-        pending.removeAll(keepingCapacity: true)
     }
 
-    @exclusivity(unchecked) private var pending: [input_event] = []
+    /// Events sent since the last flush: a buffer of its own for the device's lifetime, so a key
+    /// sent is two stores (no array growth or uniqueness checks on the way to the write).
+    private let pending: UnsafeMutablePointer<input_event>
+    @exclusivity(unchecked) private var pendingCount = 0
     private static let maximumBatch = 32
     private static let synReport: input_event = {
         var event = input_event()
