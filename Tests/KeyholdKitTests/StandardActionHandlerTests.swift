@@ -57,4 +57,35 @@ final class StandardActionHandlerTests: XCTestCase {
         XCTAssertTrue(direct.contains { $0.hasPrefix("press nextLocale: can true, sent [], held 0, type alphabetic, locale pl") })
         XCTAssertTrue(direct.contains { $0.hasPrefix("doubleTap backspace: can false, sent []") })
     }
+
+    /// The engine does not ask exactly the standard handler about a key whose character has
+    /// callouts from the services' provider (it types on press and opens the callout on a long
+    /// press); a subclass that overrides nothing is asked every question, and both must type,
+    /// hold and open the same.
+    func testTheEngineTypesWithoutAskingWhatAskingWouldType() {
+        let script = "d:e u:e d:leftshift d:a u:a u:leftshift d:o t:600 u:o d:2 u:2 d:x u:x d:capslock u:capslock "
+            + "d:u t:600 u:u d:right u:right d:enter u:enter d:capslock u:capslock d:e d:x u:e u:x d:a t:300 u:a "
+            + "d:backspace t:700 u:backspace d:space u:space d:y t:600 u:y"
+        func typed(subclassed: Bool) -> [String] {
+            let s = Simulator(configuration: configuration { $0.callouts.locales = ["en", "pl"] })
+            if subclassed { installActionHandler(in: s.engine.services, Subclassed.init) }
+            s.run(try! SimulationScript(script))
+            return [s.application.text, "\(s.calloutOpens) callouts"] + s.lines("gesture") + s.lines("out")
+        }
+        let direct = typed(subclassed: false)
+        XCTAssertEqual(direct, typed(subclassed: true))
+        XCTAssertEqual(direct.prefix(2), ["eAöxÛex y", "3 callouts"], "\(direct)")
+    }
+
+    /// A standard handler given a provider of its own is asked: here it knows no callouts, so e
+    /// held repeats instead of opening one (the services' provider has callouts for e).
+    func testAStandardHandlerWithItsOwnProviderIsAsked() {
+        let s = Simulator()
+        let standard = s.engine.services.actionHandler as! StandardKeyboardActionHandler
+        standard.calloutActionProvider = StandardCalloutActionProvider(keyboardContext: s.engine.services.keyboardContext,
+                                                                       localizedProviders: [])
+        s.run(try! SimulationScript("d:e t:700 u:e"))
+        XCTAssertEqual(s.calloutOpens, 0)
+        XCTAssertTrue(s.application.text.hasPrefix("ee"), s.application.text)
+    }
 }

@@ -168,6 +168,13 @@ public final class KeyholdEngine {
             forwardDown(key); return
         }
         let handler = services.actionHandler
+        if let standard = exactlyStandard(handler), standard.calloutActionProvider === services.calloutActionProvider {
+            // `action` is a character this very provider has callouts for (`defaultAction`): the
+            // standard handler types it on press and opens its callout on a long press (so it
+            // does not repeat), as asking it would say.
+            press(key, action, longPress: true, repeats: false)
+            return
+        }
         // A key whose press, release and long press the handler can do nothing with is left as
         // if Keyhold were not there; one it acts on at release or long press only (KeyboardKit's
         // image key) is the handler's, and its press types nothing.
