@@ -43,8 +43,8 @@ public struct KeystrokePlanner {
 
     /// The layout's keystroke for `character` under the Caps Lock state: as it is, or with Shift
     /// inverted when Caps Lock changes that key's case; nil when neither types it (then the
-    /// Unicode method does).
-    private func directStroke(for character: Character, capsLock: Bool) -> Keystroke? {
+    /// Unicode method does). A plan for a character it types is that one `.tap`.
+    func directStroke(for character: Character, capsLock: Bool) -> Keystroke? {
         guard let stroke = layout.keystroke(for: character) else { return nil }
         guard capsLock else { return stroke }
         var flipped = stroke

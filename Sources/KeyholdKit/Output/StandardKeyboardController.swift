@@ -23,8 +23,15 @@ open class StandardKeyboardController: KeyboardController {
     open func insertText(_ text: String) {
         var lifted: [KeyCode] = []
         for character in text {
+            let capsLock = keyboardContext.isCapsLockOn
+            if let stroke = planner.directStroke(for: character, capsLock: capsLock) {
+                // What most keys type: the plan would be this one tap, so no plan is built.
+                var planHeld: ModifierKeys = []
+                perform(.tap(stroke), planHeld: &planHeld, lifted: &lifted)
+                continue
+            }
             steps.removeAll(keepingCapacity: true)
-            do { try planner.plan(character, capsLock: keyboardContext.isCapsLockOn, into: &steps) } catch {
+            do { try planner.plan(character, capsLock: capsLock, into: &steps) } catch {
                 onUntypable?(character); continue
             }
             var planHeld: ModifierKeys = []
