@@ -110,6 +110,16 @@ final class CalloutMemoTests: XCTestCase {
         XCTAssertTrue(holdX(engine, at: 2_000), "its new answer counts at once")
     }
 
+    /// A standard provider put in place of another after keys were answered starts the memo
+    /// over: x, which had no callouts, has them with the new provider's own candidates.
+    func testAReplacedStandardProviderStartsOver() {
+        let engine = KeyholdEngine(output: Recorder())
+        XCTAssertFalse(holdX(engine, at: 0))
+        engine.services.calloutActionProvider = StandardCalloutActionProvider(
+            keyboardContext: engine.services.keyboardContext, customCandidates: ["x": ["ẋ"]])
+        XCTAssertTrue(holdX(engine, at: 1_000_000))
+    }
+
     /// The standard provider's own memo answers again after each change it depends on.
     func testTheProvidersMemo() {
         let context = KeyboardContext(locales: ["en"])

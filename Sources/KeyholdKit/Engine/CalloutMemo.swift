@@ -13,35 +13,34 @@ struct CalloutMemo {
     private var answers = [UInt16](repeating: 0, count: KeyCode.count * 8)
     /// The actions of the keys whose characters have callouts, once each was asked for.
     private var actions: [KeyboardAction] = []
-    private var layout: KeyboardLayout?
-    /// The provider the answers came from, if it remembers its own.
+    /// The services' `calloutRevision` the answers belong to (their layout and provider).
+    private var revision: Int?
+    /// The services' provider, when it is exactly the standard one (it keeps a memo of its own).
     private var provider: StandardCalloutActionProvider?
+    /// The provider's `memoGeneration` the answers belong to.
     private var generation = 0
+    /// Whether the last `answer` came from the memo, so `remember` may add to it.
+    private var remembering = false
 
     /// What is known of `key` in `state` (`state(modifiers:capsLock:)`) with these services.
-    mutating func answer(for key: KeyCode, state: Int, layout: KeyboardLayout, provider: CalloutActionProvider) -> Answer {
-        // The provider of the last answer is known to be exactly the standard one: an identity
-        // test then replaces the type test (a metadata call on every key).
-        let standard: StandardCalloutActionProvider
-        if let known = self.provider, known === provider {
-            standard = known
-        } else if type(of: provider) == StandardCalloutActionProvider.self {
-            standard = unsafeDowncast(provider as AnyObject, to: StandardCalloutActionProvider.self)
-        } else {
-            self.provider = nil   // nothing is remembered for it
+    mutating func answer(for key: KeyCode, state: Int, services: KeyboardServices) -> Answer {
+        if revision != services.calloutRevision {
+            // First key, or the layout or the provider was replaced: start over.
+            revision = services.calloutRevision
+            let provider = services.calloutActionProvider
+            self.provider = type(of: provider) == StandardCalloutActionProvider.self
+                ? unsafeDowncast(provider as AnyObject, to: StandardCalloutActionProvider.self) : nil
+            forget()
+        }
+        guard let standard = provider, standard.refreshMemo() else {
+            remembering = false   // a provider with no memo of its own is asked every time
             return .unknown
         }
-        guard standard.refreshMemo() else {
-            self.provider = nil
-            return .unknown
-        }
-        if self.layout !== layout || self.provider !== standard || generation != standard.memoGeneration {
-            for i in answers.indices { answers[i] = 0 }
-            actions.removeAll(keepingCapacity: true)
-            self.layout = layout
-            self.provider = standard
+        if generation != standard.memoGeneration {
+            forget()
             generation = standard.memoGeneration
         }
+        remembering = true
         switch answers[Int(key.rawValue) &* 8 &+ state] {
         case 0: return .unknown
         case 1: return .none
@@ -52,13 +51,18 @@ struct CalloutMemo {
     /// Records the key's action when its character has callouts (nil: it has none), after
     /// `answer(for:…)` said `.unknown` (kept only for a provider that remembers its own).
     mutating func remember(_ action: KeyboardAction?, for key: KeyCode, state: Int) {
-        guard provider != nil else { return }
+        guard remembering else { return }
         var code: UInt16 = 1
         if let action {
             actions.append(action)   // at most one per key and state: bounded by `answers`
             code = UInt16(actions.count + 1)
         }
         answers[Int(key.rawValue) &* 8 &+ state] = code
+    }
+
+    private mutating func forget() {
+        for i in answers.indices { answers[i] = 0 }
+        actions.removeAll(keepingCapacity: true)
     }
 
     /// The state index of Shift and AltGr (`modifiers`) and Caps Lock.

@@ -321,12 +321,13 @@ public final class KeyholdEngine {
     /// A key with no binding is handled when the character it types has callouts; else forwarded.
     private func defaultAction(for key: KeyCode) -> KeyboardAction? {
         guard calloutsEnabled else { return nil }
-        let provider = services.calloutActionProvider, level = self.level
+        let level = self.level
         let state = CalloutMemo.state(modifiers: level.modifiers, capsLock: level.capsLock)
-        switch calloutMemo.answer(for: key, state: state, layout: services.layout, provider: provider) {
+        switch calloutMemo.answer(for: key, state: state, services: services) {
         case .some(let action): return action
         case .none: return nil
         case .unknown:
+            let provider = services.calloutActionProvider
             let action = layoutCharacter(for: key, modifiers: level.modifiers, capsLock: level.capsLock)
                 .map { KeyboardAction.character(String($0)) }
             let handled = action.flatMap { provider.calloutActions(for: $0).isEmpty ? nil : $0 }

@@ -10,6 +10,7 @@ open class KeyboardServices {
         didSet {
             (keyboardController as? StandardKeyboardController)?.planner.layout = layout
             keyboardContext.modifierMap = layout.modifierMap
+            calloutRevision &+= 1
         }
     }
     /// How characters the layout lacks are typed now: the configured method resolved for where
@@ -26,8 +27,12 @@ open class KeyboardServices {
         didSet {
             (calloutActionProvider as? StandardCalloutActionProvider)?.keyboardContext = keyboardContext
             standardActionHandler?.calloutActionProvider = calloutActionProvider
+            calloutRevision &+= 1
         }
     }
+    /// Bumped when the layout or the callout provider is replaced: the engine's memo of which
+    /// keys have callouts then starts over, and otherwise need not look at either.
+    @exclusivity(unchecked) private(set) var calloutRevision = 0
     /// A standard feedback handler put here plays on these services' engines, when they have
     /// been given some (the daemon's ALSA and force-feedback engines).
     @exclusivity(unchecked) public var feedbackHandler: KeyboardFeedbackHandler {
