@@ -102,7 +102,7 @@ public final class KeyholdEngine {
 
     /// Fires every gesture due at or before `time`, and closes a callout left alone too long.
     public func advance(to time: Timestamp) {
-        while true {
+        while recognizer.isTracking || services.calloutContext.isOpen {
             let callout = calloutDeadline.flatMap { $0 <= time ? $0 : nil }
             if let due = recognizer.nextDue(at: callout ?? time) {
                 now = due.time

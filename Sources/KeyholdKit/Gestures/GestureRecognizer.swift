@@ -53,6 +53,9 @@ public struct GestureRecognizer {
     public mutating func cancel(_ key: KeyCode) { held.removeAll { $0.key == key } }
     public mutating func cancelAll() { held.removeAll(keepingCapacity: true) }
 
+    /// Whether any handled key is held (else no gesture can be due).
+    public var isTracking: Bool { !held.isEmpty }
+
     /// The earliest pending deadline, for the daemon's timer.
     public var nextDeadline: Timestamp? {
         guard !held.isEmpty else { return nil }   // most keys: nothing held is handled
