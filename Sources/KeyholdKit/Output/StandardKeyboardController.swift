@@ -24,9 +24,9 @@ open class StandardKeyboardController: KeyboardController {
         var lifted: [KeyCode] = []
         for character in text {
             let capsLock = keyboardContext.isCapsLockOn
+            var planHeld: ModifierKeys = []
             if let stroke = planner.directStroke(for: character, capsLock: capsLock) {
                 // What most keys type: the plan would be this one tap, so no plan is built.
-                var planHeld: ModifierKeys = []
                 perform(.tap(stroke), planHeld: &planHeld, lifted: &lifted)
                 continue
             }
@@ -34,7 +34,6 @@ open class StandardKeyboardController: KeyboardController {
             do { try planner.plan(character, capsLock: capsLock, into: &steps) } catch {
                 onUntypable?(character); continue
             }
-            var planHeld: ModifierKeys = []
             for step in steps { perform(step, planHeld: &planHeld, lifted: &lifted) }
         }
         restore(lifted)
