@@ -27,6 +27,7 @@ final class OutputTests: XCTestCase {
         keys.set(last, down: false)
         XCTAssertFalse(keys.contains(last))
         XCTAssertEqual(keys.downKeys.count, 3)
+        XCTAssertEqual(PerKeyCode<UInt8>.count, KeyCode.count, "per-key tables have an entry for every code")
     }
 
     func testEveryMethodTypesAnyUnicode() {

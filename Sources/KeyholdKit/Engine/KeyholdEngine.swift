@@ -34,8 +34,7 @@ public final class KeyholdEngine {
 
     /// How a key that is down was routed, so its release goes the same way.
     private enum Route: UInt8 { case idle, forwarded, handled, consumed, dualRole }
-    /// Inline (KeyCode.count entries): a key's route changes with no uniqueness check.
-    @exclusivity(unchecked) private var routes = InlineArray<0x300, Route>(repeating: .idle)
+    @exclusivity(unchecked) private var routes = PerKeyCode<Route>(repeating: .idle)
     /// The action of each handled key that is down.
     @exclusivity(unchecked) private var actions = [KeyboardAction?](repeating: nil, count: KeyCode.count)
     /// Keys with a binding in some layer: any other key goes down without a binding lookup.

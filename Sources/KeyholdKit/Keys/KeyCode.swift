@@ -1,3 +1,7 @@
+/// One value per key code (`KeyCode.count` of them), stored inline: an entry changes with no
+/// heap buffer behind it and no uniqueness check, as the tables a key passes through want.
+public typealias PerKeyCode<Element> = InlineArray<0x300, Element>
+
 /// An evdev key code (`KEY_*` in linux/input-event-codes.h). KeyholdKit never includes Linux
 /// headers, so the codes live here as plain numbers with their kernel names.
 public struct KeyCode: Hashable, Comparable, Sendable, CustomStringConvertible {

@@ -60,7 +60,7 @@ public final class DeviceManager {
     @exclusivity(unchecked) private var pendingOpens: [String: (attempts: Int, due: Timestamp)] = [:]
     static let openRetryMilliseconds = 100, openRetryAttempts = 30
     /// How many grabbed devices hold each key.
-    @exclusivity(unchecked) private var heldCount = InlineArray<0x300, UInt8>(repeating: 0)   // KeyCode.count; inline: no uniqueness check per key
+    @exclusivity(unchecked) private var heldCount = PerKeyCode<UInt8>(repeating: 0)
 
     public init(source: DeviceSource = SystemDeviceSource(), watcher: FileWatcher, clock: TimeSource = SystemTimeSource(),
                 settings: KeyholdConfiguration.DeviceSettings, ownNode: String? = nil) {
