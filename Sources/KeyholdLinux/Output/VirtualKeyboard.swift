@@ -3,8 +3,8 @@ import Glibc
 import KeyholdKit
 
 /// The uinput keyboard every program receives Keyhold's keys from. Every key event is followed by
-/// SYN_REPORT; events are written when `flush()` is called (the daemon does after every loop
-/// batch) or one by one when paced. The kernel and desktops write LED state to it; read
+/// SYN_REPORT. The first key of a batch is written at once; the ones after it when `flush()` is
+/// called (the daemon does after every loop batch) or one by one when paced. The kernel and desktops write LED state to it; read
 /// `fd` with `readFeedback()` to learn Caps Lock / Num Lock and mirror them to the grabbed keyboards.
 /// Stored properties are `@exclusivity(unchecked)` (one thread, every key): see `KeyholdEngine`.
 public final class VirtualKeyboard: KeyEventOutput {
@@ -82,14 +82,25 @@ public final class VirtualKeyboard: KeyEventOutput {
         pending[pendingCount] = event
         pending[pendingCount + 1] = VirtualKeyboard.synReport
         pendingCount += 2
+        // The batch's first key is what somebody waits for: it goes out now, and what the batch
+        // does after it (the engine unwinding, a typed character's release, feedback bookkeeping)
+        // comes after it instead of before. A forwarded key is one write as before; a typed
+        // character is two (its press now, its release with the rest of the batch).
+        if !batchWrote { batchWrote = true; writePending(); return }
         // Pacing is the OutputQueue's (a timer, never a sleep); this only batches writes.
-        if pendingCount >= VirtualKeyboard.maximumBatch { flush() }
+        if pendingCount >= VirtualKeyboard.maximumBatch { writePending() }
     }
 
-    /// Writes the events sent since the last flush in one write(2). The daemon flushes after
-    /// every batch of its event loop, so nothing waits longer than the batch that produced it;
-    /// a batch never exceeds 32 events (half the kernel's 64-event buffer of a reader).
+    /// Writes the events sent since the batch's first key in one write(2), and ends the batch.
+    /// The daemon flushes after every batch of its event loop, so nothing waits longer than the
+    /// batch that produced it; one write never exceeds 32 events (half the kernel's 64-event
+    /// buffer of a reader).
     public func flush() {
+        writePending()
+        batchWrote = false
+    }
+
+    private func writePending() {
         defer { pendingCount = 0 }
         guard pendingCount > 0, uidev != nil else { return }
         let size = MemoryLayout<input_event>.stride * pendingCount
@@ -110,6 +121,8 @@ public final class VirtualKeyboard: KeyEventOutput {
     /// sent is two stores (no array growth or uniqueness checks on the way to the write).
     private let pending: UnsafeMutablePointer<input_event>
     @exclusivity(unchecked) private var pendingCount = 0
+    /// Whether this batch's first key is written (`flush()` ends a batch).
+    @exclusivity(unchecked) private var batchWrote = false
     private static let maximumBatch = 32
     private static let synReport: input_event = {
         var event = input_event()
