@@ -3,9 +3,10 @@ import Glibc
 import KeyholdKit
 
 /// The uinput keyboard every program receives Keyhold's keys from. Every key event is followed by
-/// SYN_REPORT. The first key of a batch is written at once; the ones after it when `flush()` is
-/// called (the daemon does after every loop batch) or one by one when paced. The kernel and desktops write LED state to it; read
-/// `fd` with `readFeedback()` to learn Caps Lock / Num Lock and mirror them to the grabbed keyboards.
+/// SYN_REPORT. The first key of a batch is written at once, the ones after it when `flush()` is
+/// called (the daemon does after every loop batch) or one by one when paced. The kernel and
+/// desktops write LED state to it; read `fd` with `readFeedback()` to learn Caps Lock / Num Lock
+/// and mirror them to the grabbed keyboards.
 /// Stored properties are `@exclusivity(unchecked)` (one thread, every key): see `KeyholdEngine`.
 public final class VirtualKeyboard: KeyEventOutput {
     public static let deviceName = "Keyhold Virtual Keyboard"
