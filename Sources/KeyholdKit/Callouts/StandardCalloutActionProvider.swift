@@ -70,15 +70,16 @@ open class StandardCalloutActionProvider: CalloutActionProvider {
     @exclusivity(unchecked) private var memo = Memo()
 
     /// Starts the memo again if the tables or locales changed; whether answers are remembered.
-    func refreshMemo() -> Bool {
-        let context = keyboardContext
-        if memo.revision != revision || memo.localeRevision != context.localeRevision {
-            memo = Memo(revision: revision, localeRevision: context.localeRevision,
-                        enabled: type(of: self) == StandardCalloutActionProvider.self
-                            && localizedProviders.allSatisfy { type(of: $0) == TableCalloutActionProvider.self },
-                        generation: memo.generation &+ 1)
-        }
+    @inline(__always) func refreshMemo() -> Bool {
+        if memo.revision != revision || memo.localeRevision != keyboardContext.localeRevision { restartMemo() }
         return memo.enabled
+    }
+
+    private func restartMemo() {
+        memo = Memo(revision: revision, localeRevision: keyboardContext.localeRevision,
+                    enabled: type(of: self) == StandardCalloutActionProvider.self
+                        && localizedProviders.allSatisfy { type(of: $0) == TableCalloutActionProvider.self },
+                    generation: memo.generation &+ 1)
     }
 
     /// Which memo answers belong to (after `refreshMemo()`).

@@ -23,7 +23,7 @@ struct CalloutMemo {
     private var remembering = false
 
     /// What is known of `key` in `state` (`state(modifiers:capsLock:)`) with these services.
-    mutating func answer(for key: KeyCode, state: Int, services: KeyboardServices) -> Answer {
+    @inline(__always) mutating func answer(for key: KeyCode, state: Int, services: KeyboardServices) -> Answer {
         if revision != services.calloutRevision {
             // First key, or the layout or the provider was replaced: start over.
             revision = services.calloutRevision

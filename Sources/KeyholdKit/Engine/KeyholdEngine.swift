@@ -124,7 +124,8 @@ public final class KeyholdEngine {
 
     /// Handles one key event from a grabbed keyboard.
     public func handle(_ event: KeyEvent) {
-        advance(to: event.time)
+        // What `advance(to:)` does when nothing is timed, without the call (most keys).
+        if recognizer.isTracking || services.calloutContext.isOpen { advance(to: event.time) }
         now = max(now, event.time)
         if services.calloutContext.isOpen { calloutTouched = now }
         observe(.input(event))
@@ -204,7 +205,7 @@ public final class KeyholdEngine {
 
     /// Any key going down makes held dual-role keys holds, not taps; any but a modifier cancels
     /// the pending long press and repeat of the keys held before it (rollover).
-    private func otherKeyWentDown(isModifier: Bool) {
+    @inline(__always) private func otherKeyWentDown(isModifier: Bool) {
         if !dualRoles.isEmpty {
             for j in dualRoles.indices { dualRoles[j].interrupted = true }
         }
@@ -212,9 +213,12 @@ public final class KeyholdEngine {
     }
 
     /// With a callout open, a key picks, moves or closes it; true when that used the key up.
-    private func calloutTakes(_ key: KeyCode) -> Bool {
+    @inline(__always) private func calloutTakes(_ key: KeyCode) -> Bool {
+        services.calloutContext.isOpen && openCalloutTakes(key)
+    }
+
+    private func openCalloutTakes(_ key: KeyCode) -> Bool {
         let callouts = services.calloutContext
-        guard callouts.isOpen else { return false }
         let intent = callouts.intent(for: key, in: services.keyboardContext)
         switch intent {
         case .ignore:
@@ -389,7 +393,7 @@ public final class KeyholdEngine {
         return standard
     }
 
-    private func forwardDown(_ key: KeyCode) {
+    @inline(__always) private func forwardDown(_ key: KeyCode) {
         routes[Int(key.rawValue)] = .forwarded
         forward(key, .down)
     }

@@ -232,7 +232,7 @@ public final class OutputQueue: TextHandOffOutput {
 
     /// Whether a transition may be written at `now`, starting a new burst when the last one's
     /// pause is over.
-    private func admit(at now: Timestamp) -> Bool {
+    @inline(__always) private func admit(at now: Timestamp) -> Bool {
         if pacing.paceMicroseconds > 0, let lastWrite, now < lastWrite.adding(microseconds: pacing.paceMicroseconds) {
             return false
         }
@@ -243,7 +243,7 @@ public final class OutputQueue: TextHandOffOutput {
         return burstCount < pacing.burst
     }
 
-    private func write(_ transition: KeyTransition, at now: Timestamp) {
+    @inline(__always) private func write(_ transition: KeyTransition, at now: Timestamp) {
         burstCount += 1
         if !uncountedKeys.contains(transition.key) { writtenCount &+= 1 }
         lastWrite = now

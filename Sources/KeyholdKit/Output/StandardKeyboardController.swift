@@ -145,7 +145,7 @@ open class StandardKeyboardController: KeyboardController {
         for key in lifted where !keyState.isDown(key) { send(key, .down) }
     }
 
-    private func send(_ key: KeyCode, _ state: KeyState) {
+    @inline(__always) private func send(_ key: KeyCode, _ state: KeyState) {
         keyState.set(key, down: state != .up)
         // The keymap's lock keys toggle on press, whether forwarded or sent by a binding; the
         // LEDs the desktop or console sets back confirm it.
