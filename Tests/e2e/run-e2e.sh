@@ -40,7 +40,8 @@
 # (3) rounds of BENCH_TAPS (2,000) taps for each path, the paths taking
 # turns within a round so the guest's drift hits all alike: a forwarded key (x) and a handled key
 # (e, typed on press) through Keyhold, and x through interception-tools' bare passthrough, press
-# write -> kernel timestamp on the output device, p50/p99 and the ratios to the passthrough;
+# write -> kernel timestamp on the output device, p50/p99 and the ratios to the passthrough (all
+# taps, and each round's p50 alone, to show the drift within the run);
 # Keyhold's CPU time for its taps. The main guest prints RSS and voluntary context switches
 # over 10 idle seconds.
 #
@@ -237,6 +238,14 @@ benchmark() {
   bench "latency, press -> arrival, keyhold handled key (e):            $kh"
   bench "ratio to the passthrough, forwarded: p50 $(ratio "$(pval "$kf" p50)" "$(pval "$kp" p50)")x, p99 $(ratio "$(pval "$kf" p99)" "$(pval "$kp" p99)")x (goal <= 0.75x, <= 0.9x)"
   bench "ratio to the passthrough, handled:   p50 $(ratio "$(pval "$kh" p50)" "$(pval "$kp" p50)")x, p99 $(ratio "$(pval "$kh" p99)" "$(pval "$kp" p99)")x (goal <= 0.75x, <= 0.9x)"
+  # each round's own ratios: how far the guest's drift moves them within this run
+  local per_fw="" per_hl="" rp
+  for r in $(seq "${BENCH_ROUNDS:-3}"); do
+    rp=$(pval "$(grep '^latency: events' "$E2E_WORK/pt$r.lat")" p50)
+    per_fw+=" $(ratio "$(pval "$(grep '^latency: events' "$E2E_WORK/fw$r.lat")" p50)" "$rp")x"
+    per_hl+=" $(ratio "$(pval "$(grep '^latency: events' "$E2E_WORK/hl$r.lat")" p50)" "$rp")x"
+  done
+  bench "p50 ratio to the passthrough round by round, forwarded:$per_fw; handled:$per_hl"
   local taps=$(( $(wc -l < "$fw") + $(wc -l < "$hl") ))
   bench "keyhold CPU time (its loop thread on the CPU, the kernel's uinput work included) for its $taps taps: $(awk -v t=$((cpu1 - cpu0)) -v n="$taps" 'BEGIN { printf "%.2f s, %d us per tap", t / 1e9, n ? t / 1e3 / n : 0 }')"
   check "bench: every tap of every path arrived" \
