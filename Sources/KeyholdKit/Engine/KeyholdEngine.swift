@@ -100,7 +100,13 @@ public final class KeyholdEngine {
     }
 
     /// Fires every gesture due at or before `time`, and closes a callout left alone too long.
-    public func advance(to time: Timestamp) {
+    /// Inlined into `handle`: most keys find nothing timed and make no call for it.
+    @inline(__always) public func advance(to time: Timestamp) {
+        if recognizer.isTracking || services.calloutContext.isOpen { fireDue(upTo: time) }
+        if time > now { now = time }
+    }
+
+    private func fireDue(upTo time: Timestamp) {
         while recognizer.isTracking || services.calloutContext.isOpen {
             let callout = calloutDeadline.flatMap { $0 <= time ? $0 : nil }
             if let due = recognizer.nextDue(at: callout ?? time) {
@@ -114,7 +120,6 @@ public final class KeyholdEngine {
                 break
             }
         }
-        if time > now { now = time }
     }
 
     /// Tells the observer, if there is one (without, a key spares the weak load).
@@ -124,9 +129,7 @@ public final class KeyholdEngine {
 
     /// Handles one key event from a grabbed keyboard.
     public func handle(_ event: KeyEvent) {
-        // What `advance(to:)` does when nothing is timed, without the call (most keys).
-        if recognizer.isTracking || services.calloutContext.isOpen { advance(to: event.time) }
-        now = max(now, event.time)
+        advance(to: event.time)   // and now = event.time, if later
         if services.calloutContext.isOpen { calloutTouched = now }
         observe(.input(event))
         let key = event.code, i = Int(key.rawValue)
