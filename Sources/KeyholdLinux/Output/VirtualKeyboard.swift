@@ -118,7 +118,7 @@ public final class VirtualKeyboard: KeyEventOutput {
         }
     }
 
-    /// Events sent since the last flush: a buffer of its own for the device's lifetime, so a key
+    /// Events sent and not yet written: a buffer of its own for the device's lifetime, so a key
     /// sent is two stores (no array growth or uniqueness checks on the way to the write).
     private let pending: UnsafeMutablePointer<input_event>
     @exclusivity(unchecked) private var pendingCount = 0
