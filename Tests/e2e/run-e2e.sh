@@ -37,8 +37,8 @@
 # both vCPUs and QEMU, and a wake-up on the other vCPU stalls for milliseconds; BENCH_ROUNDS=0
 # skips it). Keyhold runs as keyhold.service runs it (its SCHED_FIFO priority through chrt, its
 # ExecStart options): time from exec to the first key through (three starts); then BENCH_ROUNDS
-# (3) rounds of BENCH_TAPS (2,000) taps for each path, the paths taking
-# turns within a round so the guest's drift hits all alike: a forwarded key (x) and a handled key
+# (6) rounds of BENCH_TAPS (1,000) taps for each path, the paths taking turns within a round
+# (each round starting with the next one) so the guest's drift hits all alike: a forwarded key (x) and a handled key
 # (e, typed on press) through Keyhold, and x through interception-tools' bare passthrough, press
 # write -> kernel timestamp on the output device, p50/p99 and the ratios to the passthrough (all
 # taps, and each round's p50 alone, to show the drift within the run);
@@ -176,12 +176,12 @@ bench() { echo "$*" | tee -a "$E2E_OUT/benchmark.txt"; }
 # bench_latency ID SRC_NAME DST_NAME CODE FILE: one round of BENCH_TAPS taps of CODE from a new
 # source SRC_NAME to DST_NAME, presses timed (probe latency -p), each latency appended to FILE
 bench_latency() {
-  "$PROBE" latency "$2" "$3" "${BENCH_TAPS:-2000}" -c "$4" -p -r "$5" > "$E2E_WORK/$1.lat" 2>&1
+  "$PROBE" latency "$2" "$3" "${BENCH_TAPS:-1000}" -c "$4" -p -r "$5" > "$E2E_WORK/$1.lat" 2>&1
   grep -q '^latency: events' "$E2E_WORK/$1.lat" || { echo "bench $1:" >&2; cat "$E2E_WORK/$1.lat" >&2; }
 }
 # bench_passthrough ID FILE: the same through interception-tools (started on the source once it exists)
 bench_passthrough() {
-  "$PROBE" latency "Keyhold E2E Passthrough" "Keyhold E2E Passthrough" "${BENCH_TAPS:-2000}" -c x -p -r "$2" \
+  "$PROBE" latency "Keyhold E2E Passthrough" "Keyhold E2E Passthrough" "${BENCH_TAPS:-1000}" -c x -p -r "$2" \
     > "$E2E_WORK/$1.lat" 2>&1 &
   local lpid=$!; E2E_PIDS+=("$lpid")
   if wait_until 10 grep -q '^ready ' "$E2E_WORK/$1.lat"; then
@@ -224,10 +224,18 @@ benchmark() {
   local fw=$E2E_WORK/bench-fw.us hl=$E2E_WORK/bench-hl.us pt=$E2E_WORK/bench-pt.us cpu0 cpu1 r
   : > "$fw"; : > "$hl"; : > "$pt"
   cpu0=$(cpu_ns "$pid")
-  for r in $(seq "${BENCH_ROUNDS:-3}"); do
-    bench_latency "fw$r" "Keyhold E2E Forwarded" "$KH_NAME" x "$fw"
-    bench_latency "hl$r" "Keyhold E2E Handled" "$KH_NAME" e "$hl"
-    bench_passthrough "pt$r" "$pt"
+  # each round starts with the next path (forwarded, handled, passthrough, then handled first,
+  # ...): none always follows the same one, so an order effect falls on all alike
+  local order=(fw hl pt) path
+  for r in $(seq "${BENCH_ROUNDS:-6}"); do
+    for i in 0 1 2; do
+      path=${order[$(( (r - 1 + i) % 3 ))]}
+      case $path in
+        fw) bench_latency "fw$r" "Keyhold E2E Forwarded" "$KH_NAME" x "$fw" ;;
+        hl) bench_latency "hl$r" "Keyhold E2E Handled" "$KH_NAME" e "$hl" ;;
+        pt) bench_passthrough "pt$r" "$pt" ;;
+      esac
+    done
   done
   cpu1=$(cpu_ns "$pid")
   kill -TERM "$pid" 2>/dev/null; wait_gone "$pid" 10
@@ -239,17 +247,19 @@ benchmark() {
   bench "ratio to the passthrough, forwarded: p50 $(ratio "$(pval "$kf" p50)" "$(pval "$kp" p50)")x, p99 $(ratio "$(pval "$kf" p99)" "$(pval "$kp" p99)")x (goal <= 0.75x, <= 0.9x)"
   bench "ratio to the passthrough, handled:   p50 $(ratio "$(pval "$kh" p50)" "$(pval "$kp" p50)")x, p99 $(ratio "$(pval "$kh" p99)" "$(pval "$kp" p99)")x (goal <= 0.75x, <= 0.9x)"
   # each round's own ratios: how far the guest's drift moves them within this run
-  local per_fw="" per_hl="" rp
-  for r in $(seq "${BENCH_ROUNDS:-3}"); do
+  local per_fw="" per_hl="" rp rf rh
+  for r in $(seq "${BENCH_ROUNDS:-6}"); do
     rp=$(pval "$(grep '^latency: events' "$E2E_WORK/pt$r.lat")" p50)
-    per_fw+=" $(ratio "$(pval "$(grep '^latency: events' "$E2E_WORK/fw$r.lat")" p50)" "$rp")x"
-    per_hl+=" $(ratio "$(pval "$(grep '^latency: events' "$E2E_WORK/hl$r.lat")" p50)" "$rp")x"
+    rf=$(pval "$(grep '^latency: events' "$E2E_WORK/fw$r.lat")" p50)
+    rh=$(pval "$(grep '^latency: events' "$E2E_WORK/hl$r.lat")" p50)
+    per_fw+=" $(ratio "$rf" "$rp")x"; per_hl+=" $(ratio "$rh" "$rp")x"
+    bench "  round $r p50: passthrough ${rp:-?} us, forwarded ${rf:-?} us, handled ${rh:-?} us"
   done
   bench "p50 ratio to the passthrough round by round, forwarded:$per_fw; handled:$per_hl"
   local taps=$(( $(wc -l < "$fw") + $(wc -l < "$hl") ))
   bench "keyhold CPU time (its loop thread on the CPU, the kernel's uinput work included) for its $taps taps: $(awk -v t=$((cpu1 - cpu0)) -v n="$taps" 'BEGIN { printf "%.2f s, %d us per tap", t / 1e9, n ? t / 1e3 / n : 0 }')"
   check "bench: every tap of every path arrived" \
-    test "$(wc -l < "$fw") $(wc -l < "$hl") $(wc -l < "$pt")" = "$(( ${BENCH_ROUNDS:-3} * ${BENCH_TAPS:-2000} )) $(( ${BENCH_ROUNDS:-3} * ${BENCH_TAPS:-2000} )) $(( ${BENCH_ROUNDS:-3} * ${BENCH_TAPS:-2000} ))"
+    test "$(wc -l < "$fw") $(wc -l < "$hl") $(wc -l < "$pt")" = "$(( ${BENCH_ROUNDS:-6} * ${BENCH_TAPS:-1000} )) $(( ${BENCH_ROUNDS:-6} * ${BENCH_TAPS:-1000} )) $(( ${BENCH_ROUNDS:-6} * ${BENCH_TAPS:-1000} ))"
 }
 
 guest() {
@@ -590,9 +600,9 @@ host() {
   local p=$E2E_P f=$E2E_F
   if [ -s "$results/benchmark.txt" ]; then echo "run-e2e: idle (TCG guest):"; sed 's/^/  /' "$results/benchmark.txt"; fi
   # the benchmark in a guest of its own, with BENCH_CPUS vCPUs (1, as keyd was measured)
-  if [ "${BENCH_ROUNDS:-3}" -gt 0 ]; then
+  if [ "${BENCH_ROUNDS:-6}" -gt 0 ]; then
     mkdir -p "$results/bench"; rc=0
-    E2E_OUT=$results/bench E2E_PROBE=$vmdir/bin/probe KEYHOLD=$KEYHOLD BENCH_ROUNDS=${BENCH_ROUNDS:-3} BENCH_TAPS=${BENCH_TAPS:-2000} \
+    E2E_OUT=$results/bench E2E_PROBE=$vmdir/bin/probe KEYHOLD=$KEYHOLD BENCH_ROUNDS=${BENCH_ROUNDS:-6} BENCH_TAPS=${BENCH_TAPS:-1000} \
       VM_ENV="E2E_OUT E2E_PROBE KEYHOLD BENCH_ROUNDS BENCH_TAPS ${VM_ENV:-}" VM_RWDIR=$results/bench VM_CPUS=${BENCH_CPUS:-1} \
       VM_TIMEOUT=${VM_TIMEOUT:-900} "$HERE/vm.sh" run "bash $HERE/run-e2e.sh --bench" > "$results/bench/guest.log" 2>&1 || rc=$?
     e2e_guest_counts run-e2e-bench "$results/bench" "$rc"
