@@ -108,6 +108,14 @@ final class OutputTests: XCTestCase {
 
     func testCapsLockFlipsShiftForLettersOnly() {
         XCTAssertEqual(typed("aB1!", method: .console, capsLock: true).text, "aB1!")
+        // One ASCII character at a time, as keys type them (the layout's table, not the plan).
+        for text in ["a", "B", "1", "!", "~"] {
+            XCTAssertEqual(typed(text, method: .console, capsLock: true).text, text)
+            XCTAssertEqual(typed(text, method: .console, capsLock: true, held: [.rightShift]).text, text, "Shift held")
+        }
+        let e = typed("é", method: .console, capsLock: true)
+        XCTAssertEqual(e.events.dropFirst(2).first?.key, .leftAlt, "not ASCII: the Unicode method")
+        XCTAssertEqual(e.text, "é")
     }
 
     func testUSLayoutBothWays() {

@@ -17,6 +17,17 @@ final class XKBLayoutTests: XCTestCase {
         XCTAssertFalse(xkb.hasAltGr)
     }
 
+    /// The table every typed ASCII character is looked up in says what the Character lookup says.
+    func testASCIIKeystrokesMatchTheCharacterLookup() throws {
+        for names in [XKBNames(layout: "us"), XKBNames(layout: "fr"), XKBNames(layout: "de"), XKBNames(layout: "us", variant: "dvorak")] {
+            let xkb = try XKBLayout(names)
+            for byte in UInt8(0)..<128 {
+                XCTAssertEqual(xkb.keystroke(forASCII: byte), xkb.keystroke(for: Character(Unicode.Scalar(byte))), "\(names) \(byte)")
+            }
+        }
+        XCTAssertEqual(try XKBLayout(XKBNames(layout: "fr")).keystroke(forASCII: UInt8(ascii: "a")), Keystroke(.q))
+    }
+
     func testUSForwardMapMatchesBuiltInLayout() throws {
         let xkb = try XKBLayout(XKBNames(layout: "us"))
         let builtIn = USLayout()

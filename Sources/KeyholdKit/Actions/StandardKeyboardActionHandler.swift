@@ -55,6 +55,12 @@ open class StandardKeyboardActionHandler: KeyboardActionHandler {
     /// subclass's `handle` may do more than the standard effect): false when the gesture does
     /// nothing (`canHandle` is false), and then no feedback is due either.
     func performWithoutFeedback(_ gesture: KeyboardGesture, on action: KeyboardAction) -> Bool {
+        // A character's press, what most handled keys do: its effect (`.insert`) without
+        // building the value.
+        if gesture == .press, case .character(let text) = action {
+            keyboardController.insertText(text)
+            return true
+        }
         guard let effect = standardEffect(for: gesture, on: action) else { return false }
         perform(effect, on: keyboardController)
         return true

@@ -369,18 +369,22 @@ public final class KeyholdEngine {
         let handler = services.actionHandler, context = services.keyboardContext
         context.currentKey = key
         defer { context.currentKey = nil }
-        let bound = gesture == .press || routes[Int(key.rawValue)] == .dualRole || !boundKeys.contains(key)
-            ? nil : bindings.binding(for: key, in: context.keyboardType)?.actions[gesture]
-        observe(.gesture(key, gesture, bound ?? action, now))
         let locale = isObserved ? context.locale : nil   // to report a switch
-        if let bound {
+        // A press never looks for a binding (`press` was given the bound one): no optional
+        // action is made and destroyed on the way to a handled key's output.
+        if gesture != .press, routes[Int(key.rawValue)] != .dualRole, boundKeys.contains(key),
+           let bound = bindings.binding(for: key, in: context.keyboardType)?.actions[gesture] {
+            observe(.gesture(key, gesture, bound, now))
             if handler.canHandle(.press, on: bound) { handler.handle(.press, on: bound) }
             if handler.canHandle(.release, on: bound) { handler.handle(.release, on: bound) }
-        } else if defersFeedback, let standard = exactlyStandard(handler) {
-            // One look at what the gesture does, which also says whether it does anything.
-            if standard.performWithoutFeedback(gesture, on: action) { pendingFeedback.append(.handled(standard, gesture, action)) }
-        } else if handler.canHandle(gesture, on: action) {
-            handler.handle(gesture, on: action)
+        } else {
+            observe(.gesture(key, gesture, action, now))
+            if defersFeedback, let standard = exactlyStandard(handler) {
+                // One look at what the gesture does, which also says whether it does anything.
+                if standard.performWithoutFeedback(gesture, on: action) { pendingFeedback.append(.handled(standard, gesture, action)) }
+            } else if handler.canHandle(gesture, on: action) {
+                handler.handle(gesture, on: action)
+            }
         }
         if let locale, context.locale != locale { observe(.locale(context.locale, now)) }
     }

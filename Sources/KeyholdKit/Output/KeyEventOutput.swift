@@ -49,7 +49,7 @@ public struct OutputKeyState: Sendable {
         }
         return keys
     }
-    public var isEmpty: Bool {
+    @inlinable public var isEmpty: Bool {
         for w in bits.indices where bits[w] != 0 { return false }
         return true
     }

@@ -14,6 +14,9 @@ public protocol KeyboardLayout: AnyObject {
     var name: String { get }
     /// The keystroke that types `character`, or nil when the layout cannot type it.
     func keystroke(for character: Character) -> Keystroke?
+    /// `keystroke(for:)` of the ASCII character `byte` (below 128), asked on every typed
+    /// character: a layout answers it from a table, with no Character to make or hash.
+    func keystroke(forASCII byte: UInt8) -> Keystroke?
     /// The character `key` types with these level modifiers, ignoring Caps Lock; nil for keys
     /// that type nothing (modifiers, function keys) or only control characters.
     func character(for key: KeyCode, modifiers: ModifierKeys) -> Character?
@@ -27,6 +30,8 @@ public protocol KeyboardLayout: AnyObject {
 
 extension KeyboardLayout {
     public var modifierMap: ModifierMap { .standard }
+
+    public func keystroke(forASCII byte: UInt8) -> Keystroke? { keystroke(for: Character(Unicode.Scalar(byte))) }
 
     public func character(for key: KeyCode, modifiers: ModifierKeys, capsLock: Bool) -> Character? {
         guard capsLock else { return character(for: key, modifiers: modifiers) }

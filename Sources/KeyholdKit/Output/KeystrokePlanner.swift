@@ -56,6 +56,11 @@ public struct KeystrokePlanner {
         return nil
     }
 
+    /// `directStroke(for:capsLock:)` of the ASCII character `byte`, from the layout's table.
+    @inline(__always) func directStroke(forASCII byte: UInt8, capsLock: Bool) -> Keystroke? {
+        capsLock ? directStroke(for: Character(Unicode.Scalar(byte)), capsLock: true) : layout.keystroke(forASCII: byte)
+    }
+
     private func planUnicode(_ value: UInt32, capsLock: Bool, into steps: inout [KeystrokeStep]) throws(PlanError) {
         switch unicodeMethod {
         case .console, .auto:   // `auto` is resolved before it gets here; the console's is the fallback

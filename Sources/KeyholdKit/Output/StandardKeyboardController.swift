@@ -22,21 +22,31 @@ open class StandardKeyboardController: KeyboardController {
 
     open func insertText(_ text: String) {
         var lifted: [KeyCode] = []
-        for character in text {
-            let capsLock = keyboardContext.isCapsLockOn
+        if let byte = text.asciiByte,
+           let stroke = planner.directStroke(forASCII: UInt8(byte), capsLock: keyboardContext.isCapsLockOn) {
+            // One ASCII character the layout types, what most keys type: one tap, found with
+            // no grapheme breaking, Character or plan.
             var planHeld: ModifierKeys = []
-            if let stroke = planner.directStroke(for: character, capsLock: capsLock) {
-                // What most keys type: the plan would be this one tap, so no plan is built.
-                perform(.tap(stroke), planHeld: &planHeld, lifted: &lifted)
-                continue
-            }
-            steps.removeAll(keepingCapacity: true)
-            do { try planner.plan(character, capsLock: capsLock, into: &steps) } catch {
-                onUntypable?(character); continue
-            }
-            for step in steps { perform(step, planHeld: &planHeld, lifted: &lifted) }
+            perform(.tap(stroke), planHeld: &planHeld, lifted: &lifted)
+        } else {
+            for character in text { insert(character, lifted: &lifted) }
         }
-        restore(lifted)
+        if !lifted.isEmpty { restore(lifted) }
+    }
+
+    private func insert(_ character: Character, lifted: inout [KeyCode]) {
+        let capsLock = keyboardContext.isCapsLockOn
+        var planHeld: ModifierKeys = []
+        if let stroke = planner.directStroke(for: character, capsLock: capsLock) {
+            // What most keys type: the plan would be this one tap, so no plan is built.
+            perform(.tap(stroke), planHeld: &planHeld, lifted: &lifted)
+            return
+        }
+        steps.removeAll(keepingCapacity: true)
+        do { try planner.plan(character, capsLock: capsLock, into: &steps) } catch {
+            onUntypable?(character); return
+        }
+        for step in steps { perform(step, planHeld: &planHeld, lifted: &lifted) }
     }
 
     open func deleteBackward(times: Int) { tap(.backspace, times: times) }
@@ -134,6 +144,7 @@ open class StandardKeyboardController: KeyboardController {
 
     /// Releases held modifiers that are not wanted, remembering them to press again afterwards.
     private func liftModifiers(except wanted: ModifierKeys, into lifted: inout [KeyCode]) {
+        guard !keyState.isEmpty else { return }   // most typed characters: nothing held, no keymap to ask
         for key in map.modifierKeys where keyState.isDown(key) {
             if let m = map.modifiers(of: key), !wanted.isSuperset(of: m) {
                 send(key, .up); lifted.append(key)

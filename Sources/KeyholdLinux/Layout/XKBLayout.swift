@@ -213,6 +213,10 @@ public final class XKBLayout: KeyboardLayout {
         return keystrokes[character]
     }
 
+    public func keystroke(forASCII byte: UInt8) -> Keystroke? {
+        Int(byte) < asciiKeystrokes.count ? asciiKeystrokes[Int(byte)] : nil
+    }
+
     public func character(for key: KeyCode, modifiers: ModifierKeys) -> Character? {
         character(for: key, modifiers: modifiers, capsLock: false)
     }
