@@ -158,8 +158,9 @@ open class StandardKeyboardController: KeyboardController {
 
     @inline(__always) private func send(_ key: KeyCode, _ state: KeyState) {
         keyState.set(key, down: state != .up)
-        // The keymap's lock keys toggle on press, whether forwarded or sent by a binding; the
-        // LEDs the desktop or console sets back confirm it.
+        output.send(key, state)
+        // The keymap's lock keys toggle on press, whether forwarded or sent by a binding (the
+        // LEDs the desktop or console sets back confirm it); asked once the key is out.
         if state == .down {
             switch map.role(of: key) {
             case .capsLock: keyboardContext.isCapsLockOn.toggle()
@@ -167,6 +168,5 @@ open class StandardKeyboardController: KeyboardController {
             default: break
             }
         }
-        output.send(key, state)
     }
 }
