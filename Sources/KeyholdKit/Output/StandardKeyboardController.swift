@@ -34,6 +34,7 @@ open class StandardKeyboardController: KeyboardController {
         if !lifted.isEmpty { restore(lifted) }
     }
 
+    /// Types one character: the layout's keystroke when it has one, else the planned steps.
     private func insert(_ character: Character, lifted: inout [KeyCode]) {
         let capsLock = keyboardContext.isCapsLockOn
         var planHeld: ModifierKeys = []
