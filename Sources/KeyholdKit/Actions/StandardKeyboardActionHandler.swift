@@ -55,12 +55,6 @@ open class StandardKeyboardActionHandler: KeyboardActionHandler {
     /// subclass's `handle` may do more than the standard effect): false when the gesture does
     /// nothing (`canHandle` is false), and then no feedback is due either.
     func performWithoutFeedback(_ gesture: KeyboardGesture, on action: KeyboardAction) -> Bool {
-        // A character's press, what most handled keys do: its effect (`.insert`) without
-        // building the value.
-        if gesture == .press, case .character(let text) = action {
-            keyboardController.insertText(text)
-            return true
-        }
         guard let effect = standardEffect(for: gesture, on: action) else { return false }
         perform(effect, on: keyboardController)
         return true
@@ -116,7 +110,7 @@ open class StandardKeyboardActionHandler: KeyboardActionHandler {
 
     /// `action(for:on:)` of this class, as a value (kept gesture for gesture in step with it;
     /// `StandardActionHandlerTests` compares the two).
-    private func standardEffect(for gesture: KeyboardGesture, on action: KeyboardAction) -> Effect? {
+    @inline(__always) private func standardEffect(for gesture: KeyboardGesture, on action: KeyboardAction) -> Effect? {
         switch gesture {
         case .press: return standardPressEffect(for: action)
         case .release: return standardReleaseEffect(for: action)
@@ -129,7 +123,7 @@ open class StandardKeyboardActionHandler: KeyboardActionHandler {
         }
     }
 
-    private func standardPressEffect(for action: KeyboardAction) -> Effect? {
+    @inline(__always) private func standardPressEffect(for action: KeyboardAction) -> Effect? {
         switch action {
         case .character(let text), .text(let text), .emoji(let text): return .insert(text)
         case .space: return .insert(" ")
