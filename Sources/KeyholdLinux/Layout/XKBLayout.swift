@@ -209,7 +209,7 @@ public final class XKBLayout: KeyboardLayout {
     }
 
     public func keystroke(for character: Character) -> Keystroke? {
-        if let byte = character.asciiByte { return asciiKeystrokes[byte] }
+        if let byte = character.asciiByte { return keystroke(forASCII: UInt8(byte)) }
         return keystrokes[character]
     }
 
