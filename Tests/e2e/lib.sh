@@ -243,12 +243,14 @@ host_keys() {
 }
 
 # capture_analyse WAV [BUFFER_FRAMES]: one line per sound found (start_s duration_ms peak) after a
-# header line. With BUFFER_FRAMES (the player's ALSA buffer), a sound that repeats the sound before
-# it sample for sample, starting exactly 1 or 2 buffers after it, is listed as "replay" instead:
-# snd-aloop copies whatever the ring holds for the time its timer fired late, so when the guest
-# delays that timer past a whole buffer the click still in the ring is captured again before the
-# kernel silences it (seen in TCG guests: 40 ms apart with a 40 ms buffer). Taps come at least
-# 120 ms apart, so two clicks of the player are never 1 or 2 buffers apart and identical.
+# header line. With BUFFER_FRAMES (the player's ALSA buffer), a sound that repeats the last played
+# sound sample for sample, starting exactly one buffer after the sound or replay before it, is
+# listed as "replay" instead: snd-aloop copies whatever the ring holds for the time its timer fired
+# late, so when the guest delays that timer past whole buffers the click still in the ring is
+# captured again, once per buffer, before the kernel silences it (seen in TCG guests: up to three
+# copies 40 ms apart with a 40 ms buffer). Replays are told by that one-buffer step, not by their
+# distance from the click: taps come about 120 ms apart, and two real clicks were once exactly
+# three buffers (120 ms) apart; no two come one buffer apart.
 capture_analyse() {
   /usr/bin/python3 - "$1" "${2:-0}" <<'EOF'
 import struct, sys, wave
@@ -266,14 +268,15 @@ for i, x in enumerate(data):
         if start is None: start, p = i, 0
         last = i; p = max(p, abs(x))
 if start is not None: sounds.append((start, last, p))
-kept = None
+kept = before = None
 for s, e, p in sounds:
     kind = "sound"
     if buffer > 0 and kept is not None:
         ks, ke = kept
-        if s - ks in (buffer, 2 * buffer) and e - s == ke - ks and data[s:e + 1] == data[ks:ke + 1]:
+        if s - before == buffer and e - s == ke - ks and data[s:e + 1] == data[ks:ke + 1]:
             kind = "replay"
     if kind == "sound": kept = (s, e)
+    before = s
     print("%s %.4f %.1f %d" % (kind, s / rate, (e - s + 1) * 1000.0 / rate, p))
 EOF
 }
