@@ -50,6 +50,8 @@
 # "N passed, N failed"; exit status non-zero on any failure.
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# the benchmark's size (see the header), set here once for the host and the benchmark guest
+BENCH_ROUNDS=${BENCH_ROUNDS:-6} BENCH_TAPS=${BENCH_TAPS:-1000}
 
 # ----------------------------------------------------------------------------------------------
 # guest side
@@ -176,12 +178,12 @@ bench() { echo "$*" | tee -a "$E2E_OUT/benchmark.txt"; }
 # bench_latency ID SRC_NAME DST_NAME CODE FILE: one round of BENCH_TAPS taps of CODE from a new
 # source SRC_NAME to DST_NAME, presses timed (probe latency -p), each latency appended to FILE
 bench_latency() {
-  "$PROBE" latency "$2" "$3" "${BENCH_TAPS:-1000}" -c "$4" -p -r "$5" > "$E2E_WORK/$1.lat" 2>&1
+  "$PROBE" latency "$2" "$3" "$BENCH_TAPS" -c "$4" -p -r "$5" > "$E2E_WORK/$1.lat" 2>&1
   grep -q '^latency: events' "$E2E_WORK/$1.lat" || { echo "bench $1:" >&2; cat "$E2E_WORK/$1.lat" >&2; }
 }
 # bench_passthrough ID FILE: the same through interception-tools (started on the source once it exists)
 bench_passthrough() {
-  "$PROBE" latency "Keyhold E2E Passthrough" "Keyhold E2E Passthrough" "${BENCH_TAPS:-1000}" -c x -p -r "$2" \
+  "$PROBE" latency "Keyhold E2E Passthrough" "Keyhold E2E Passthrough" "$BENCH_TAPS" -c x -p -r "$2" \
     > "$E2E_WORK/$1.lat" 2>&1 &
   local lpid=$!; E2E_PIDS+=("$lpid")
   if wait_until 10 grep -q '^ready ' "$E2E_WORK/$1.lat"; then
@@ -227,7 +229,7 @@ benchmark() {
   # each round starts with the next path (forwarded, handled, passthrough, then handled first,
   # ...): none always follows the same one, so an order effect falls on all alike
   local order=(fw hl pt) path
-  for r in $(seq "${BENCH_ROUNDS:-6}"); do
+  for r in $(seq "$BENCH_ROUNDS"); do
     for i in 0 1 2; do
       path=${order[$(( (r - 1 + i) % 3 ))]}
       case $path in
@@ -248,7 +250,7 @@ benchmark() {
   bench "ratio to the passthrough, handled:   p50 $(ratio "$(pval "$kh" p50)" "$(pval "$kp" p50)")x, p99 $(ratio "$(pval "$kh" p99)" "$(pval "$kp" p99)")x (goal <= 0.75x, <= 0.9x)"
   # each round's own ratios: how far the guest's drift moves them within this run
   local per_fw="" per_hl="" rp rf rh
-  for r in $(seq "${BENCH_ROUNDS:-6}"); do
+  for r in $(seq "$BENCH_ROUNDS"); do
     rp=$(pval "$(grep '^latency: events' "$E2E_WORK/pt$r.lat")" p50)
     rf=$(pval "$(grep '^latency: events' "$E2E_WORK/fw$r.lat")" p50)
     rh=$(pval "$(grep '^latency: events' "$E2E_WORK/hl$r.lat")" p50)
@@ -259,7 +261,7 @@ benchmark() {
   local taps=$(( $(wc -l < "$fw") + $(wc -l < "$hl") ))
   bench "keyhold CPU time (its loop thread on the CPU, the kernel's uinput work included) for its $taps taps: $(awk -v t=$((cpu1 - cpu0)) -v n="$taps" 'BEGIN { printf "%.2f s, %d us per tap", t / 1e9, n ? t / 1e3 / n : 0 }')"
   check "bench: every tap of every path arrived" \
-    test "$(wc -l < "$fw") $(wc -l < "$hl") $(wc -l < "$pt")" = "$(( ${BENCH_ROUNDS:-6} * ${BENCH_TAPS:-1000} )) $(( ${BENCH_ROUNDS:-6} * ${BENCH_TAPS:-1000} )) $(( ${BENCH_ROUNDS:-6} * ${BENCH_TAPS:-1000} ))"
+    test "$(wc -l < "$fw") $(wc -l < "$hl") $(wc -l < "$pt")" = "$(( BENCH_ROUNDS * BENCH_TAPS )) $(( BENCH_ROUNDS * BENCH_TAPS )) $(( BENCH_ROUNDS * BENCH_TAPS ))"
 }
 
 guest() {
@@ -600,9 +602,9 @@ host() {
   local p=$E2E_P f=$E2E_F
   if [ -s "$results/benchmark.txt" ]; then echo "run-e2e: idle (TCG guest):"; sed 's/^/  /' "$results/benchmark.txt"; fi
   # the benchmark in a guest of its own, with BENCH_CPUS vCPUs (1, as keyd was measured)
-  if [ "${BENCH_ROUNDS:-6}" -gt 0 ]; then
+  if [ "$BENCH_ROUNDS" -gt 0 ]; then
     mkdir -p "$results/bench"; rc=0
-    E2E_OUT=$results/bench E2E_PROBE=$vmdir/bin/probe KEYHOLD=$KEYHOLD BENCH_ROUNDS=${BENCH_ROUNDS:-6} BENCH_TAPS=${BENCH_TAPS:-1000} \
+    E2E_OUT=$results/bench E2E_PROBE=$vmdir/bin/probe KEYHOLD=$KEYHOLD BENCH_ROUNDS=$BENCH_ROUNDS BENCH_TAPS=$BENCH_TAPS \
       VM_ENV="E2E_OUT E2E_PROBE KEYHOLD BENCH_ROUNDS BENCH_TAPS ${VM_ENV:-}" VM_RWDIR=$results/bench VM_CPUS=${BENCH_CPUS:-1} \
       VM_TIMEOUT=${VM_TIMEOUT:-900} "$HERE/vm.sh" run "bash $HERE/run-e2e.sh --bench" > "$results/bench/guest.log" 2>&1 || rc=$?
     e2e_guest_counts run-e2e-bench "$results/bench" "$rc"
