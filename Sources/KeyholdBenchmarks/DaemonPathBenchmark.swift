@@ -35,7 +35,7 @@ private final class ScriptedKeyboard: KeyboardDevice {
 private struct ScriptedSource: DeviceSource {
     let keyboard: ScriptedKeyboard
     func eventNodes() -> [String] { [keyboard.path] }
-    func open(_ path: String) throws(InputDevice.OpenError) -> any KeyboardDevice { keyboard }
+    func open(_ path: String) throws(DeviceOpenError) -> any KeyboardDevice { keyboard }
     func isKeyboard(_ path: String) -> Bool? { true }
 }
 

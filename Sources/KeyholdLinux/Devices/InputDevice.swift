@@ -28,20 +28,9 @@ public final class InputDevice: KeyboardDevice {
     /// and the key state is asked of the kernel instead.
     @exclusivity(unchecked) private var discarding = false
 
-    public enum OpenError: Error, CustomStringConvertible {
-        case open(Int32), libevdev(Int32)
-        public var code: Int32 { switch self { case .open(let e), .libevdev(let e): return e } }
-        public var description: String {
-            switch self {
-            case .open(let e): return errorString(e)
-            case .libevdev(let e): return "libevdev: \(errorString(e))"
-            }
-        }
-    }
-
     /// Opens the node non-blocking. Read-write when allowed (LEDs), else read-only: EVIOCGRAB
     /// needs only read access.
-    public init(path: String) throws(OpenError) {
+    public init(path: String) throws(DeviceOpenError) {
         self.path = path
         var writable = true
         var fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
@@ -186,13 +175,5 @@ public final class InputDevice: KeyboardDevice {
         default:
             break
         }
-    }
-}
-
-/// Caps Lock, Num Lock and Scroll Lock.
-public struct LEDState: Hashable, Sendable {
-    public var numLock = false, capsLock = false, scrollLock = false
-    public init(numLock: Bool = false, capsLock: Bool = false, scrollLock: Bool = false) {
-        self.numLock = numLock; self.capsLock = capsLock; self.scrollLock = scrollLock
     }
 }

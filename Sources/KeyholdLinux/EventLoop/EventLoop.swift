@@ -7,7 +7,7 @@ import Glibc
 /// signals a signalfd, and work that waits for the end of a batch is queued with `afterBatch`.
 /// Stored properties are `@exclusivity(unchecked)` (one thread, every key): see `KeyholdEngine`.
 public final class EventLoop: FileWatcher {
-    public typealias Token = UInt64
+    public typealias Token = WatchToken
 
     /// What a descriptor waits for, and what it is ready for.
     public struct Events: OptionSet, Sendable {
@@ -145,12 +145,4 @@ public final class EventLoop: FileWatcher {
         guard slot < slots.count, slots[slot].generation == UInt32(token >> 32) else { return nil }
         return slot
     }
-}
-
-/// A failed system call, with its errno.
-public struct SystemError: Error, CustomStringConvertible {
-    public var call: String
-    public var code: Int32
-    public init(_ call: String, _ code: Int32) { self.call = call; self.code = code }
-    public var description: String { "\(call): \(errorString(code))" }
 }

@@ -62,3 +62,9 @@ public func readWholeTextFile(_ path: String, limit: Int = 1 << 20) throws(FileR
 func readTextFile(_ path: String) -> String? { try? readWholeTextFile(path) }
 
 func fileExists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
+/// `~/x` with $HOME; other paths unchanged.
+func expandingTilde(_ path: String) -> String {
+    guard path == "~" || path.hasPrefix("~/"), let home = getenv("HOME") else { return path }
+    return String(cString: home) + path.dropFirst()
+}

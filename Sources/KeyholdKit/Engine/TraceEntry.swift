@@ -28,8 +28,3 @@ public enum TraceEntry: Hashable, Sendable, CustomStringConvertible {
         switch s { case .up: return "up"; case .down: return "down"; case .autoRepeat: return "repeat" }
     }
 }
-
-/// Receives the trace; nil on the engine costs nothing.
-public protocol EngineObserver: AnyObject {
-    func record(_ entry: TraceEntry)
-}

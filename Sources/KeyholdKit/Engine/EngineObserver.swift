@@ -1,0 +1,4 @@
+/// Receives the trace; nil on the engine costs nothing.
+public protocol EngineObserver: AnyObject {
+    func record(_ entry: TraceEntry)
+}

@@ -1,0 +1,44 @@
+import Glibc
+import KeyholdKit
+
+/// What the daemon lets the control socket do. All calls happen on the event loop's thread.
+public protocol ControlHandler: AnyObject {
+    func status() -> ControlStatus
+    /// Loads the configuration again and applies it only if valid.
+    func reload() -> ControlReloadResult
+    /// Every key passes through unchanged until `resume()`.
+    func pause()
+    func resume()
+    /// Why `uid` may not be the session companion now; nil: it may.
+    func companionRefusal(uid: UInt32) -> String?
+    func companionConnected(_ companion: SessionCompanion)
+    func companionDisconnected(_ companion: SessionCompanion)
+    /// The desktop's keymap (XKB text); returns the layout's name, or throws why it is unusable.
+    func companion(_ companion: SessionCompanion, reportedKeymap keymap: String, temporaryKeycodes: [Int]) throws(ControlProtocolError) -> String
+    /// `delivered`: false when the companion has written the character to the desktop, true when
+    /// the desktop has delivered it.
+    func companion(_ companion: SessionCompanion, typed id: UInt64, delivered: Bool)
+    /// The companion's picker was clicked on candidate `index` (0: the base character).
+    func companion(_ companion: SessionCompanion, picked index: Int)
+    /// The companion saw a click elsewhere or a focus change.
+    func companionDismissedCallout(_ companion: SessionCompanion)
+}
+
+extension ControlHandler {
+    public func companionRefusal(uid: UInt32) -> String? { "this daemon takes no session companion" }
+    public func companionConnected(_ companion: SessionCompanion) {}
+    public func companionDisconnected(_ companion: SessionCompanion) {}
+    public func companion(_ companion: SessionCompanion, reportedKeymap keymap: String, temporaryKeycodes: [Int]) throws(ControlProtocolError) -> String {
+        throw .malformed("this daemon takes no keymap")
+    }
+    public func companion(_ companion: SessionCompanion, typed id: UInt64, delivered: Bool) {}
+    public func companion(_ companion: SessionCompanion, picked index: Int) {}
+    public func companionDismissedCallout(_ companion: SessionCompanion) {}
+}
+
+public enum ControlReloadResult: Sendable, Equatable {
+    /// Applied; `source` is the file it came from (or "(embedded default)").
+    case reloaded(source: String)
+    /// Not applied (the running configuration stays); the error names file, line and key.
+    case failed(String)
+}

@@ -1,0 +1,136 @@
+import Glibc
+import KeyholdKit
+
+// The control socket protocol: newline-delimited JSON over a unix stream socket.
+//
+// Requests (one object per line, at most 4096 bytes):
+//   {"cmd":"status"}                  -> {"ok":true,"pid":..,"paused":false,"keyboards":[...],...}
+//   {"cmd":"reload"}                  -> {"ok":true,"configuration":"/etc/keyhold/config.toml"}
+//                                        or {"ok":false,"error":"file:3: unknown key ..."}
+//   {"cmd":"pause"} / {"cmd":"resume"} -> {"ok":true,"paused":true|false}
+//   {"cmd":"monitor","content":true}  -> {"ok":true,"monitor":true,"content":true|false}, then
+//                                        one event object per line until the client goes away.
+//   {"cmd":"companion","backend":"x11"} -> {"ok":true,"companion":true}: the connection becomes
+//                                        the session companion's (keyhold-session); then:
+//   {"cmd":"keymap","keymap":"xkb_keymap {...}","temporary":[255,254]} -> {"ok":true,"layout":"..."}
+//                                        (the desktop's keymap; "temporary": X keycodes holding
+//                                        the companion's own characters, not to be typed with)
+//   daemon: {"event":"type","id":7,"after":120,"text":"é"}
+//   companion: {"cmd":"typed","id":7,"delivered":false} (written to the desktop), then
+//              {"cmd":"typed","id":7} (the desktop has delivered it: what follows may go)
+//   ("after": type only once the desktop has delivered that many of the virtual keyboard's key
+//   transitions since the previous character, or since {"event":"active"}, which the daemon
+//   sends when the companion's session comes in front; on Wayland, where nothing can be
+//   counted, the companion makes a round trip to the compositor instead)
+//   daemon: {"event":"callout","t":..,"action":"open","index":0,"count":7,"base":"e",
+//            "candidates":["è",...]}, then "move" (with "index", "shown") and "close": the open
+//            callout, for the picker overlay, to the companion of the session in front only
+//   companion: {"cmd":"pick","index":3} (a click on candidate 3 of the picker: as if 3 were
+//              pressed; 0: the base character) and {"cmd":"dismiss"} (a click elsewhere, a focus
+//              change: the callout closes keeping what it shows); no reply to either
+// Errors: {"ok":false,"error":"..."}; a line over 4096 bytes (1 MiB for a companion, whose
+// keymap is one line) gets the error and the connection is closed. Events carry key names and characters only with "content":true, which is granted
+// only to root (SO_PEERCRED) or the user the daemon runs as; everyone else sees gestures,
+// action kinds and callout positions, never what was typed.
+
+public enum ControlRequest: Equatable, Sendable {
+    case status, reload, pause, resume
+    case monitor(content: Bool)
+    /// The session companion's requests.
+    case companion(backend: String)
+    case keymap(String, temporaryKeycodes: [Int])
+    case typed(id: UInt64, delivered: Bool)
+    /// The picker was clicked: candidate `index` (1...n; 0 the base character).
+    case pick(index: Int)
+    /// The user clicked elsewhere or focus moved: the callout closes, keeping what it shows.
+    case dismiss
+
+    public static let commands = ["status", "reload", "pause", "resume", "monitor", "companion", "keymap", "typed", "pick", "dismiss"]
+
+    /// Parses one request line (without its newline).
+    public init<C: Collection>(line: C) throws(ControlProtocolError) where C.Element == UInt8 {
+        let value: JSONValue
+        do { value = try JSONValue.parse(line) } catch { throw .malformed("malformed request: \(error)") }
+        guard case .object = value else { throw .malformed("malformed request: expected a JSON object") }
+        guard let cmd = value["cmd"] else { throw .malformed("malformed request: no \"cmd\"") }
+        guard let name = cmd.stringValue else { throw .malformed("malformed request: \"cmd\" must be a string") }
+        switch name {
+        case "status": self = .status
+        case "reload": self = .reload
+        case "pause": self = .pause
+        case "resume": self = .resume
+        case "monitor":
+            let content = value["content"]
+            guard content == nil || content?.boolValue != nil || content == .null else {
+                throw .malformed("malformed request: \"content\" must be true or false")
+            }
+            self = .monitor(content: content?.boolValue ?? false)
+        case "companion":
+            guard let backend = value["backend"]?.stringValue, !backend.isEmpty, backend.count <= 40 else {
+                throw .malformed("malformed request: \"backend\" must be a short string")
+            }
+            self = .companion(backend: backend)
+        case "keymap":
+            guard let keymap = value["keymap"]?.stringValue else { throw .malformed("malformed request: \"keymap\" must be a string") }
+            let temporary = value["temporary"]?.arrayValue ?? []
+            let codes = temporary.compactMap(\.intValue).filter { (8...255).contains($0) }
+            guard codes.count == temporary.count, codes.count <= 256 else {
+                throw .malformed("malformed request: \"temporary\" must be X keycodes (8 to 255)")
+            }
+            self = .keymap(keymap, temporaryKeycodes: codes)
+        case "typed":
+            guard let id = value["id"]?.intValue, id > 0 else { throw .malformed("malformed request: \"id\" must be a positive integer") }
+            let delivered = value["delivered"]
+            guard delivered == nil || delivered?.boolValue != nil else { throw .malformed("malformed request: \"delivered\" must be true or false") }
+            self = .typed(id: UInt64(id), delivered: delivered?.boolValue ?? true)
+        case "pick":
+            guard let index = value["index"]?.intValue, (0...1000).contains(index) else {
+                throw .malformed("malformed request: \"index\" must be a candidate's number (0 to 1000)")
+            }
+            self = .pick(index: index)
+        case "dismiss": self = .dismiss
+        default:
+            let shown = name.count > 40 ? String(name.prefix(40)) + "..." : name
+            throw .unknownCommand("unknown command \"\(shown)\" (commands: \(ControlRequest.commands.joined(separator: ", ")))")
+        }
+    }
+
+    /// The request line, newline included.
+    public var line: String {
+        switch self {
+        case .status: return "{\"cmd\":\"status\"}\n"
+        case .reload: return "{\"cmd\":\"reload\"}\n"
+        case .pause: return "{\"cmd\":\"pause\"}\n"
+        case .resume: return "{\"cmd\":\"resume\"}\n"
+        case .monitor(let content): return "{\"cmd\":\"monitor\",\"content\":\(content)}\n"
+        case .companion(let backend):
+            var w = JSONWriter()
+            w.beginObject()
+            w.key("cmd"); w.string("companion")
+            w.key("backend"); w.string(backend)
+            w.endObject()
+            w.newline()
+            return String(decoding: w.bytes, as: UTF8.self)
+        case .keymap(let keymap, let temporary):
+            var w = JSONWriter(capacity: keymap.utf8.count + 64)
+            w.beginObject()
+            w.key("cmd"); w.string("keymap")
+            w.key("keymap"); w.string(keymap)
+            w.key("temporary"); w.beginArray(); for code in temporary { w.int(code) }; w.endArray()
+            w.endObject()
+            w.newline()
+            return String(decoding: w.bytes, as: UTF8.self)
+        case .typed(let id, let delivered):
+            return delivered ? "{\"cmd\":\"typed\",\"id\":\(id)}\n" : "{\"cmd\":\"typed\",\"id\":\(id),\"delivered\":false}\n"
+        case .pick(let index): return "{\"cmd\":\"pick\",\"index\":\(index)}\n"
+        case .dismiss: return "{\"cmd\":\"dismiss\"}\n"
+        }
+    }
+}
+
+public enum ControlProtocolError: Error, Equatable, CustomStringConvertible {
+    case malformed(String), unknownCommand(String)
+    public var description: String {
+        switch self { case .malformed(let m), .unknownCommand(let m): return m }
+    }
+}
