@@ -70,7 +70,7 @@ final class ControlServerTests: XCTestCase {
         XCTAssertEqual(subscribed["content"], .bool(true))
         let plain = try ControlClient(path: path)
         XCTAssertEqual(try plain.request(.monitor(content: false))["content"], .bool(false))
-        XCTAssertEqual(loop.sync { server.monitorCount }, 2)
+        XCTAssertEqual(loop.sync { server.monitor.count }, 2)
 
         let t = Timestamp.milliseconds(1500)
         loop.sync {
@@ -115,11 +115,11 @@ final class ControlServerTests: XCTestCase {
 
         // a client that goes away is forgotten; shutdown removes the socket file
         monitor.closeForTest()
-        XCTAssertTrue(waitUntil(5) { loop.sync { server.monitorCount } == 2 })
+        XCTAssertTrue(waitUntil(5) { loop.sync { server.monitor.count } == 2 })
         XCTAssertEqual(try late.readReply(timeout: 5000)["notice"]?.stringValue, "paused")
         // the daemon's last words: published after its loop ended, delivered by shutdown
         loop.sync {
-            server.publishNotice("stopping", detail: "SIGTERM")
+            server.monitor.publishNotice("stopping", detail: "SIGTERM")
             server.shutdown()
         }
         XCTAssertEqual(try late.readReply(timeout: 5000)["notice"]?.stringValue, "stopping")
@@ -244,7 +244,7 @@ final class ControlServerTests: XCTestCase {
         XCTAssertTrue(waitUntil(5) { loop.sync { handler.typed == ["7 written", "7 delivered"] } })
         // A sound for the session's sound server: its name, volume and the daemon's clock.
         let before = FeedbackClock.nanoseconds()
-        XCTAssertTrue(loop.sync { server.sendSound(.system, volume: 0.25, to: handler.connected[0]) })
+        XCTAssertTrue(loop.sync { server.companions.sendSound(.system, volume: 0.25, to: handler.connected[0]) })
         let sound = try client.readReply()
         XCTAssertEqual(sound["event"]?.stringValue, "sound")
         XCTAssertEqual(sound["sound"]?.stringValue, "system")
@@ -256,7 +256,7 @@ final class ControlServerTests: XCTestCase {
 
         shutdown(client.fd, Int32(SHUT_RDWR))
         XCTAssertTrue(waitUntil(5) { loop.sync { handler.disconnected } })
-        XCTAssertFalse(loop.sync { server.sendSound(.input, volume: 0.5, to: handler.connected[0]) },
+        XCTAssertFalse(loop.sync { server.companions.sendSound(.input, volume: 0.5, to: handler.connected[0]) },
                        "no connection: the daemon plays the sound itself")
     }
 
@@ -274,7 +274,7 @@ final class ControlServerTests: XCTestCase {
         let t = Timestamp(microseconds: 1_000)
 
         loop.sync {
-            server.calloutCompanion = handler.connected[0]
+            server.companions.calloutCompanion = handler.connected[0]
             server.publish(.callout(.opened(base: "e", candidates: ["è", "é", "ê"]), t))
             server.publish(.callout(.moved(index: 2, shown: "é"), t))
         }
@@ -288,7 +288,7 @@ final class ControlServerTests: XCTestCase {
         XCTAssertEqual(moved["index"]?.intValue, 2)
 
         // The session changes while the callout is open: the old companion hides it, the new one shows it.
-        loop.sync { server.calloutCompanion = handler.connected[1] }
+        loop.sync { server.companions.calloutCompanion = handler.connected[1] }
         XCTAssertEqual(try first.readReply()["action"]?.stringValue, "close")
         let shown = try second.readReply()
         XCTAssertEqual(shown["action"]?.stringValue, "open")
@@ -390,7 +390,7 @@ final class ControlServerTests: XCTestCase {
             XCTAssertEqual(try c.request(.monitor(content: content))["content"], .bool(content))
             if i % 5 == 4 { sleepers.append(c) } else { readers.append((c, content)) }
         }
-        XCTAssertEqual(loop.sync { server.monitorCount }, 100)
+        XCTAssertEqual(loop.sync { server.monitor.count }, 100)
         let collector = StreamCollector(fds: readers.map(\.client.fd))
         collector.start()
 
@@ -409,7 +409,7 @@ final class ControlServerTests: XCTestCase {
         for (i, r) in readers.enumerated() {
             XCTAssertTrue(collector.bytes(i) == (r.content ? expectedContent : expectedPlain), "monitor \(i) stream")
         }
-        XCTAssertEqual(loop.sync { server.monitorCount }, readers.count, "the 20 clients that never read were dropped")
+        XCTAssertEqual(loop.sync { server.monitor.count }, readers.count, "the 20 clients that never read were dropped")
         for s in sleepers {
             // what was sent before the drop, then EOF
             var lines = 0
@@ -641,7 +641,7 @@ final class TypingRig: @unchecked Sendable {
         plain.advance(to: end)
         baseline = reference.events
         engine = KeyholdEngine(configuration: KeyholdConfiguration(), output: recorder, layout: USLayout())
-        engine.observer = observer
+        engine.addObserver(observer)
     }
 
     /// Feeds the next 200 events on the loop thread; false when all are fed.

@@ -344,7 +344,7 @@ final class FakeDeviceSource: DeviceSource {
 
     func eventNodes() -> [String] { present.sorted() }
 
-    func open(_ path: String) throws(InputDevice.OpenError) -> any KeyboardDevice {
+    func open(_ path: String) throws(DeviceOpenError) -> any KeyboardDevice {
         opened.append(path)
         if var errors = failures[path], !errors.isEmpty {
             let code = errors.removeFirst()

@@ -12,11 +12,10 @@ public final class KeyholdEngine {
         didSet { boundKeys = Self.keys(boundIn: bindings) }
     }
     @exclusivity(unchecked) public var recognizer: GestureRecognizer
-    /// Weak: an observer (the simulator, the control server) owns or outlives the engine.
-    @exclusivity(unchecked) public weak var observer: EngineObserver? {
-        didSet { isObserved = observer != nil }
-    }
-    /// Whether an observer was set: without one, a key skips loading the weak reference.
+    /// Whoever watches the trace (the simulator, `keyhold monitor`, the picker's companion, a
+    /// library user's own), any number side by side. Weak: each owns or outlives the engine.
+    private var observers: [WeakEngineObserver] = []
+    /// Whether anyone observes: without, a key builds no trace entry and loads no reference.
     @exclusivity(unchecked) private var isObserved = false
     /// Called when Backspace+Escape+Enter are held together; the daemon exits.
     @exclusivity(unchecked) public var onPanic: (() -> Void)?
@@ -69,7 +68,7 @@ public final class KeyholdEngine {
         services.calloutContext.observers.append { [weak self] event in
             guard let self else { return }
             self.calloutTouched = self.now
-            self.observer?.record(.callout(event, self.now))
+            self.observe(.callout(event, self.now))
         }
     }
 
@@ -122,9 +121,25 @@ public final class KeyholdEngine {
         }
     }
 
-    /// Tells the observer, if there is one (without, a key spares the weak load).
+    /// Adds an observer of the trace; the others keep theirs. Adding one twice adds it once.
+    public func addObserver(_ observer: EngineObserver) {
+        guard !observers.contains(where: { $0.observer === observer }) else { return }
+        observers.append(WeakEngineObserver(observer: observer))
+        isObserved = true
+    }
+
+    public func removeObserver(_ observer: EngineObserver) {
+        observers.removeAll { $0.observer === observer || $0.observer == nil }
+        isObserved = !observers.isEmpty
+    }
+
+    /// Tells the observers, if there are any (without, a key builds no entry).
     @inline(__always) private func observe(_ entry: @autoclosure () -> TraceEntry) {
-        if isObserved, let observer { observer.record(entry()) }
+        if isObserved { publish(entry()) }
+    }
+
+    private func publish(_ entry: TraceEntry) {
+        for box in observers { box.observer?.record(entry) }
     }
 
     /// Handles one key event from a grabbed keyboard.

@@ -16,7 +16,7 @@ public final class Simulator: EngineObserver {
                                keyboardContext: keyboardContext, calloutContext: calloutContext)
         self.recordsTrace = recordsTrace
         recorder.simulator = self
-        engine.observer = self
+        engine.addObserver(self)
     }
 
     /// A keyboard driven by a controller of this type, as the daemon drives one: its
@@ -30,7 +30,7 @@ public final class Simulator: EngineObserver {
         engine = controller.start()
         self.recordsTrace = recordsTrace
         recorder.simulator = self
-        engine.observer = self
+        engine.addObserver(self)
     }
 
     /// Runs the script's events; pending gestures fire up to the script's last time.

@@ -3,23 +3,20 @@ import Glibc
 import KeyholdKit
 
 /// The control socket (`/run/keyhold/control`): `keyhold status|reload|pause|resume|monitor`
-/// talk to the daemon through it. It runs on the daemon's event loop (no thread of its own):
+/// and the session companions talk to the daemon through it. It runs on the daemon's event loop
+/// (no thread of its own), and is the engine's observer: its `monitor` channel sends the trace
+/// to `keyhold monitor`, its `companions` channel the callouts to the picker.
 ///
 ///     let control = try ControlServer(path: ControlSocketPath.forDaemon(), loop: loop, handler: self)
-///     engine.observer = control          // monitor clients see the engine's trace
+///     engine.addObserver(control)
 ///
-/// Who may do what (DESIGN.md, Privileges) is decided from the peer's credentials (SO_PEERCRED,
-/// SO_PEERGROUPS), not the file's mode (0666: the session companion of whichever user is in
-/// front of the seat must reach it): root and the daemon's own user may do everything; members
-/// of the group `keyhold` get status, reload, pause, resume and monitor without key content; the
-/// owner of the seat's active session may connect its companion (`ControlHandler` decides);
-/// anyone else is refused with a message saying so.
+/// This file is the socket and its connections; who may do what is `PeerAuthorization` (from
+/// the peer's credentials, not the file's mode 0666: the companion of whichever user is in
+/// front of the seat must reach it); refused peers get a message saying so.
 ///
 /// Typing is never slowed down by a client: requests are read at most 4 KiB per wake-up, a line
-/// over 4 KiB is refused and the connection closed, and `publish` only copies the encoded event
-/// into each monitor's bounded buffer (nothing at all when no monitor is connected). The bytes
-/// are sent after the current loop batch (the virtual keyboard is written first); a client whose
-/// buffer exceeds `maximumPendingBytes` is disconnected with a log line.
+/// over 4 KiB is refused and the connection closed, and a client whose buffer exceeds
+/// `maximumPendingBytes` is disconnected with a log line.
 public final class ControlServer: EngineObserver {
     public static let maximumRequestBytes = 4096
     /// A companion's keymap is one line.
@@ -37,64 +34,25 @@ public final class ControlServer: EngineObserver {
     /// Connections at once; more are told so and closed.
     public var maximumClients = 256
     /// The group whose members may connect besides root and the daemon's own user (nil: none).
-    public let group: (name: String, gid: gid_t)?
-    public private(set) var monitorCount = 0
+    public var group: (name: String, gid: gid_t)? { authorization.group }
+    /// `keyhold monitor`'s connections.
+    public private(set) lazy var monitor = MonitorChannel(server: self)
+    /// The session companions' connections.
+    public private(set) lazy var companions = CompanionChannel(server: self)
     public var clientCount: Int { clients.count }
     /// Requests refused as malformed, unknown or too long (for tests and `status`).
-    public private(set) var rejectedRequests = 0
+    public internal(set) var rejectedRequests = 0
 
-    private let loop: EventLoop
+    let loop: EventLoop
+    private let authorization: PeerAuthorization
     private var listenFD: Int32 = -1
-    private var tokens: [EventLoop.Token] = []
-    private var flushScheduled = false
-    /// `flushScheduledOutput`, made once: queuing it after a batch allocates nothing.
-    private lazy var flushWork: () -> Void = { [unowned self] in self.flushScheduledOutput() }
-    private var clients: [Int32: Client] = [:]
-    private var monitors: [Client] = []
-    private var contentLine = JSONWriter(capacity: 512)
-    private var plainLine = JSONWriter(capacity: 256)
+    private var tokens: [WatchToken] = []
+    private var clients: [Int32: ControlConnection] = [:]
     private var reply = JSONWriter(capacity: 1024)
     private var readBuffer = [UInt8](repeating: 0, count: ControlServer.maximumRequestBytes + 1)
     private let started = MonotonicClock.now()
     private var socketInode: (dev: UInt64, ino: UInt64)?
     private var nextClientID = 1
-    /// The callout open now, so a monitor that connects while it is open sees it.
-    private var openCallout: (base: String, candidates: [String], index: Int, shown: String, time: Timestamp)?
-    /// The companion of the session in front: it shows the picker, so it gets every callout
-    /// event with its content (its own user's typing). Set by the daemon as the session changes:
-    /// the one leaving is told the callout closed, the one arriving sees the one open.
-    public weak var calloutCompanion: SessionCompanion? {
-        didSet {
-            guard oldValue !== calloutCompanion, let open = openCallout else { return }
-            if let oldValue { sendCallout(.closed(text: open.shown), open.time, to: oldValue) }
-            if let calloutCompanion { sendOpenCallout(open, to: calloutCompanion) }
-        }
-    }
-    private var calloutLine = JSONWriter(capacity: 256)
-
-    /// What a peer's credentials allow.
-    enum Role { case admin, member, other }
-
-    private final class Client {
-        let fd: Int32
-        let id: Int
-        let pid: Int32, uid: UInt32
-        var role = Role.other
-        var companion: SessionCompanion?
-        var lineLimit = ControlServer.maximumRequestBytes
-        var token: EventLoop.Token = 0
-        var input: [UInt8] = []
-        var output: [UInt8] = []
-        var outputStart = 0
-        /// Waits for room in the socket (the loop reports it writable).
-        var waitsToWrite = false
-        var isMonitor = false
-        var content = false
-        var closing = false
-        var pending: Int { output.count - outputStart }
-        init(fd: Int32, id: Int, pid: Int32, uid: UInt32) { self.fd = fd; self.id = id; self.pid = pid; self.uid = uid }
-        var who: String { "client \(id) (pid \(pid), uid \(uid))" }
-    }
 
     /// Creates the socket at `path` (its directory too, mode 0750, when missing), replacing a
     /// stale socket but never a live one or a file that is not a socket, and starts accepting.
@@ -106,14 +64,7 @@ public final class ControlServer: EngineObserver {
         self.path = path
         self.loop = loop
         self.handler = handler
-        // The system service runs as root or as its own user in that group; a daemon a user runs
-        // for themselves does not hand out control to a group.
-        if let group, let entry = getgrnam(group), geteuid() == 0 || Self.processIsInGroup(entry.pointee.gr_gid) {
-            self.group = (group, entry.pointee.gr_gid)
-        } else {
-            if let group, geteuid() == 0 { Log.info("control: group \(group) does not exist; the socket is for root only") }
-            self.group = nil
-        }
+        authorization = PeerAuthorization(group: group)
         do throws(SystemError) {
             try createSocket(mode: mode)
             tokens.append(try loop.watch(listenFD) { [unowned self] in self.acceptClients() })
@@ -121,7 +72,7 @@ public final class ControlServer: EngineObserver {
             shutdown()
             throw error
         }
-        Log.info("control: listening on \(path)" + (self.group.map { " (group \($0.name))" } ?? ""))
+        Log.info("control: listening on \(path)" + (authorization.group.map { " (group \($0.name))" } ?? ""))
     }
 
     deinit { shutdown() }
@@ -147,7 +98,7 @@ public final class ControlServer: EngineObserver {
         let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
         if !directory.isEmpty, access(directory, F_OK) != 0 {
             guard mkdir(directory, 0o755) == 0 || errno == EEXIST else { throw SystemError("mkdir \(directory)", errno) }
-            if let group { _ = chown(directory, uid_t.max, group.gid) }
+            if let group = authorization.group { _ = chown(directory, uid_t.max, group.gid) }
         }
         var st = stat()
         if lstat(path, &st) == 0 {
@@ -168,7 +119,7 @@ public final class ControlServer: EngineObserver {
         guard chmod(path, mode) == 0 else { throw SystemError("chmod \(path)", errno) }
         if lstat(path, &st) == 0 {
             socketInode = (UInt64(st.st_dev), UInt64(st.st_ino))
-            if let group, st.st_gid != group.gid, chown(path, uid_t.max, group.gid) != 0 {
+            if let group = authorization.group, st.st_gid != group.gid, chown(path, uid_t.max, group.gid) != 0 {
                 Log.warning("control: cannot give \(path) to group \(group.name): \(errorString(errno)); only root can use it")
             }
         }
@@ -215,14 +166,14 @@ public final class ControlServer: EngineObserver {
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
             let credentials = PeerCredentials(fd: fd)
-            let client = Client(fd: fd, id: nextClientID, pid: credentials.pid, uid: credentials.uid)
+            let client = ControlConnection(fd: fd, id: nextClientID, pid: credentials.pid, uid: credentials.uid)
             nextClientID += 1
             guard clients.count < maximumClients else {
                 Log.warning("control: \(client.who) refused: already \(clients.count) connections")
                 refuse(client, "too many connections")
                 continue
             }
-            client.role = role(credentials, fd: fd)
+            client.role = authorization.role(of: credentials, fd: fd)
             if client.role != .admin,
                clients.values.filter({ $0.uid == client.uid }).count >= ControlServer.maximumConnectionsPerUser {
                 Log.notice("control: \(client.who) refused: uid \(client.uid) already has \(ControlServer.maximumConnectionsPerUser) connections")
@@ -243,29 +194,7 @@ public final class ControlServer: EngineObserver {
         }
     }
 
-    private static func processIsInGroup(_ gid: gid_t) -> Bool {
-        if getegid() == gid { return true }
-        var groups = [gid_t](repeating: 0, count: Int(max(0, getgroups(0, nil))))
-        let n = getgroups(Int32(groups.count), &groups)
-        return n > 0 && groups.prefix(Int(n)).contains(gid)
-    }
-
-    private func role(_ c: PeerCredentials, fd: Int32) -> Role {
-        if c.uid == 0 || c.uid == geteuid() { return .admin }
-        guard let group else { return .other }
-        if c.gid == group.gid || PeerCredentials.groups(fd: fd).contains(group.gid) { return .member }
-        return .other
-    }
-
-    private var deniedMessage: String {
-        "permission denied: keyhold's control socket is for root" + (group.map { " and members of group \($0.name)" } ?? "")
-            + " (status, reload, pause, resume, monitor), and for the companion (keyhold-session) of the seat's active session"
-    }
-
-    /// Key content (key names, characters) is shown to root and to the daemon's own user only.
-    private func mayReceiveContent(_ client: Client) -> Bool { client.uid == 0 || client.uid == geteuid() }
-
-    private func refuse(_ client: Client, _ message: String) {
+    private func refuse(_ client: ControlConnection, _ message: String) {
         reply.reset()
         errorReply(message)
         _ = reply.bytes.withUnsafeBytes { send(client.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
@@ -273,13 +202,10 @@ public final class ControlServer: EngineObserver {
         Glibc.close(client.fd)
     }
 
-    private func drop(_ client: Client, why: String?) {
+    func drop(_ client: ControlConnection, why: String?) {
         guard clients.removeValue(forKey: client.fd) != nil else { return }
         if client.token != 0 { loop.unwatch(client.token) }
-        if client.isMonitor, let i = monitors.firstIndex(where: { $0 === client }) {
-            monitors.remove(at: i)
-            monitorCount = monitors.count
-        }
+        monitor.remove(client)
         if let companion = client.companion {
             client.companion = nil
             handler?.companionDisconnected(companion)
@@ -294,7 +220,7 @@ public final class ControlServer: EngineObserver {
         if let why { Log.warning("control: \(client.who) disconnected: \(why)") }
     }
 
-    private func readClient(_ client: Client) {
+    private func readClient(_ client: ControlConnection) {
         guard !client.closing else { return }
         let n = readBuffer.withUnsafeMutableBytes { read(client.fd, $0.baseAddress, ControlServer.maximumRequestBytes) }
         if n == 0 { drop(client, why: nil); return }
@@ -324,7 +250,7 @@ public final class ControlServer: EngineObserver {
         }
     }
 
-    private func tooLong(_ client: Client) {
+    private func tooLong(_ client: ControlConnection) {
         rejectedRequests += 1
         client.input = []
         errorReply("request too long (over \(client.lineLimit) bytes); closing the connection")
@@ -333,7 +259,7 @@ public final class ControlServer: EngineObserver {
 
     // MARK: - Requests
 
-    private func handleLine(_ client: Client, _ line: ArraySlice<UInt8>) {
+    private func handleLine(_ client: ControlConnection, _ line: ArraySlice<UInt8>) {
         var line = line
         while let last = line.last, last == 0x0D || last == 0x20 || last == 0x09 { line.removeLast() }
         while let first = line.first, first == 0x20 || first == 0x09 { line.removeFirst() }
@@ -355,14 +281,13 @@ public final class ControlServer: EngineObserver {
         }
         switch request {
         case .companion, .keymap, .typed, .pick, .dismiss:
-            handleCompanion(client, request, handler)
+            companions.handle(request, from: client, handler: handler)
             return
         default:
             guard client.role != .other else {
                 rejectedRequests += 1
                 Log.notice("control: \(client.who) refused: not root, not in group \(group?.name ?? "-")")
-                errorReply(deniedMessage)
-                closeAfterReply(client)
+                respondAndClose(client, error: authorization.deniedMessage)
                 return
             }
         }
@@ -374,7 +299,7 @@ public final class ControlServer: EngineObserver {
             reply.key("pid"); reply.int(Int(getpid()))
             if let version { reply.key("version"); reply.string(version) }
             reply.key("uptime_ms"); reply.milliseconds(MonotonicClock.now().microseconds - started.microseconds)
-            reply.key("monitors"); reply.int(monitorCount)
+            reply.key("monitors"); reply.int(monitor.count)
             status.write(to: &reply)
             reply.endObject()
             reply.newline()
@@ -382,18 +307,18 @@ public final class ControlServer: EngineObserver {
             switch handler.reload() {
             case .reloaded(let source):
                 okReply { $0.key("configuration"); $0.string(source) }
-                publishNotice("reloaded", detail: source)
+                monitor.publishNotice("reloaded", detail: source)
             case .failed(let message):
                 errorReply(message)
-                publishNotice("reload failed", detail: message)
+                monitor.publishNotice("reload failed", detail: message)
             }
         case .pause, .resume:
             let pause = request == .pause
             if pause { handler.pause() } else { handler.resume() }
             okReply { $0.key("paused"); $0.bool(pause) }
-            publishNotice(pause ? "paused" : "resumed", detail: "by uid \(client.uid)")
+            monitor.publishNotice(pause ? "paused" : "resumed", detail: "by uid \(client.uid)")
         case .monitor(let wantsContent):
-            let content = wantsContent && mayReceiveContent(client)
+            let content = wantsContent && authorization.mayReceiveContent(uid: client.uid)
             okReply {
                 $0.key("monitor"); $0.bool(true)
                 $0.key("content"); $0.bool(content)
@@ -401,14 +326,9 @@ public final class ControlServer: EngineObserver {
                     $0.key("note"); $0.string("key content is shown to root only; showing gestures and callout positions")
                 }
             }
-            if !client.isMonitor {
-                client.isMonitor = true
-                monitors.append(client)
-                monitorCount = monitors.count
-            }
-            client.content = content
+            let open = monitor.add(client, content: content)
             enqueue(client, reply.bytes, now: true)
-            if let open = openCallout, clients[client.fd] === client { enqueue(client, Self.openCalloutLines(open, content: content), now: true) }
+            if let open, clients[client.fd] === client { enqueue(client, open, now: true) }
             return
         case .companion, .keymap, .typed, .pick, .dismiss:
             return
@@ -416,135 +336,35 @@ public final class ControlServer: EngineObserver {
         enqueue(client, reply.bytes, now: true)
     }
 
-    /// The companion's requests: `companion` takes the role (when the handler allows this user),
-    /// `keymap` and `typed` come only from a connection that has it.
-    private func handleCompanion(_ client: Client, _ request: ControlRequest, _ handler: ControlHandler) {
-        switch request {
-        case .companion(let backend):
-            if client.companion != nil { errorReply("already the companion"); enqueue(client, reply.bytes, now: true); return }
-            if let refusal = handler.companionRefusal(uid: client.uid) {
-                Log.notice("control: \(client.who) refused as companion: \(refusal)")
-                errorReply("refused: \(refusal)")
-                closeAfterReply(client)
-                return
-            }
-            let companion = SessionCompanion(uid: client.uid, pid: client.pid, backend: backend, server: self)
-            client.companion = companion
-            client.lineLimit = ControlServer.maximumCompanionLineBytes
-            okReply { $0.key("companion"); $0.bool(true) }
-            enqueue(client, reply.bytes, now: true)
-            handler.companionConnected(companion)
-        case .keymap(let keymap, let temporary):
-            guard let companion = client.companion else { notCompanion(client); return }
-            do throws(ControlProtocolError) {
-                let name = try handler.companion(companion, reportedKeymap: keymap, temporaryKeycodes: temporary)
-                okReply { $0.key("layout"); $0.string(name) }
-            } catch {
-                errorReply(error.description)
-            }
-            enqueue(client, reply.bytes, now: true)
-        case .typed(let id, let delivered):
-            guard let companion = client.companion else { notCompanion(client); return }
-            handler.companion(companion, typed: id, delivered: delivered)
-        case .pick(let index):
-            guard let companion = client.companion else { notCompanion(client); return }
-            handler.companion(companion, picked: index)
-        case .dismiss:
-            guard let companion = client.companion else { notCompanion(client); return }
-            handler.companionDismissedCallout(companion)
-        default:
-            break
-        }
-    }
-
-    private func notCompanion(_ client: Client) {
-        rejectedRequests += 1
-        errorReply("not the session companion: send {\"cmd\":\"companion\"} first")
-        if client.role == .other { closeAfterReply(client) } else { enqueue(client, reply.bytes, now: true) }
-    }
-
     /// Sends the reply in `reply`, then closes the connection.
-    private func closeAfterReply(_ client: Client) {
+    private func closeAfterReply(_ client: ControlConnection) {
         client.closing = true
         loop.change(client.token, to: client.waitsToWrite ? .writable : [])   // read no more
         enqueue(client, reply.bytes, now: true)
         if clients[client.fd] === client, client.pending == 0 { drop(client, why: nil) }
     }
 
-    // MARK: - Companions
-
-    private var typeLine = JSONWriter(capacity: 128)
-
-    /// `{"event":"type","id":ID,"after":N,"text":TEXT}` to `companion`'s connection, now.
-    func sendType(_ text: String, id: UInt64, after: UInt64, to companion: SessionCompanion) {
-        guard let client = connection(of: companion) else { return }
-        typeLine.reset()
-        typeLine.beginObject()
-        typeLine.key("event"); typeLine.rawString("type")
-        typeLine.key("id"); typeLine.int(Int(id))
-        typeLine.key("after"); typeLine.int(Int(truncatingIfNeeded: after))
-        typeLine.key("text"); typeLine.string(text)
-        typeLine.endObject()
-        typeLine.newline()
-        enqueue(client, typeLine.bytes, now: true)
-    }
-
-    private var soundLine = JSONWriter(capacity: 96)
-
-    /// `{"event":"sound","sound":NAME,"volume":V,"at":NS}` to `companion`'s connection, now: the
-    /// companion plays it through the session's sound server. `at` (CLOCK_MONOTONIC ns) lets it
-    /// measure the whole delay. False when the companion has no open connection.
-    func sendSound(_ sound: AudioFeedback, volume: Double, to companion: SessionCompanion) -> Bool {
-        guard let client = connection(of: companion) else { return false }
-        soundLine.reset()
-        soundLine.beginObject()
-        soundLine.key("event"); soundLine.rawString("sound")
-        soundLine.key("sound"); soundLine.string(sound.configString)
-        soundLine.key("volume"); soundLine.double(volume)
-        soundLine.key("at"); soundLine.int(Int(truncatingIfNeeded: FeedbackClock.nanoseconds()))
-        soundLine.endObject()
-        soundLine.newline()
-        enqueue(client, soundLine.bytes, now: true)
-        return true
-    }
-
-    /// A callout event to `companion` (`{"event":"callout",...}` as a monitor with content sees it).
-    private func sendCallout(_ event: CalloutEvent, _ time: Timestamp, to companion: SessionCompanion) {
-        guard let client = connection(of: companion) else { return }
-        _ = MonitorEvent.encode(.callout(event, time), content: true, into: &calloutLine)
-        enqueue(client, calloutLine.bytes, now: true)
-    }
-
-    private func sendOpenCallout(_ open: (base: String, candidates: [String], index: Int, shown: String, time: Timestamp),
-                                 to companion: SessionCompanion) {
-        guard let client = connection(of: companion) else { return }
-        enqueue(client, Self.openCalloutLines(open, content: true), now: true)
-    }
-
-    /// The open callout as the events that opened it and moved it to where it is.
-    private static func openCalloutLines(_ open: (base: String, candidates: [String], index: Int, shown: String, time: Timestamp),
-                                         content: Bool) -> [UInt8] {
-        var w = JSONWriter()
-        _ = MonitorEvent.encode(.callout(.opened(base: open.base, candidates: open.candidates), open.time), content: content, into: &w)
-        guard open.index != 0 else { return w.bytes }
-        let opened = w.bytes
-        _ = MonitorEvent.encode(.callout(.moved(index: open.index, shown: open.shown), open.time), content: content, into: &w)
-        return opened + w.bytes
-    }
-
     /// The connection `companion` came on, while it is open.
-    private func connection(of companion: SessionCompanion) -> Client? {
+    func connection(of companion: SessionCompanion) -> ControlConnection? {
         clients.values.first { $0.companion === companion }
     }
 
-    func sendActive(to companion: SessionCompanion) {
-        guard let client = connection(of: companion) else { return }
-        enqueue(client, Array("{\"event\":\"active\"}\n".utf8), now: true)
+    /// `{"ok":true,...}` with `members` to `client`, now.
+    func respond(_ client: ControlConnection, _ members: (inout JSONWriter) -> Void = { _ in }) {
+        okReply(members)
+        enqueue(client, reply.bytes, now: true)
     }
 
-    func disconnect(_ companion: SessionCompanion, why: String) {
-        guard let client = connection(of: companion) else { return }
-        drop(client, why: why)
+    /// `{"ok":false,"error":...}` to `client`, now.
+    func respond(_ client: ControlConnection, error message: String) {
+        errorReply(message)
+        enqueue(client, reply.bytes, now: true)
+    }
+
+    /// The error, then the connection closes.
+    func respondAndClose(_ client: ControlConnection, error message: String) {
+        errorReply(message)
+        closeAfterReply(client)
     }
 
     private func okReply(_ members: (inout JSONWriter) -> Void) {
@@ -569,7 +389,7 @@ public final class ControlServer: EngineObserver {
 
     /// Queues `bytes` for `client`; with `now`, tries to send at once. Drops a client whose
     /// queue would exceed the limit.
-    private func enqueue(_ client: Client, _ bytes: [UInt8], now: Bool) {
+    func enqueue(_ client: ControlConnection, _ bytes: [UInt8], now: Bool) {
         guard clients[client.fd] === client else { return }
         if client.pending + bytes.count > maximumPendingBytes {
             drop(client, why: "too slow: \(client.pending) bytes not read" + (client.isMonitor ? " (monitor)" : ""))
@@ -591,7 +411,7 @@ public final class ControlServer: EngineObserver {
 
     /// Sends what `client` has queued; true when nothing is left.
     @discardableResult
-    private func flush(_ client: Client) -> Bool {
+    func flush(_ client: ControlConnection) -> Bool {
         while client.pending > 0 {
             let n = client.output.withUnsafeBytes { raw in
                 send(client.fd, raw.baseAddress! + client.outputStart, client.pending, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
@@ -620,7 +440,7 @@ public final class ControlServer: EngineObserver {
     }
 
     /// Waits (or stops waiting) for room in the client's socket, besides its input unless it is closing.
-    private func waitToWrite(_ client: Client, _ wait: Bool) {
+    private func waitToWrite(_ client: ControlConnection, _ wait: Bool) {
         guard client.waitsToWrite != wait else { return }
         client.waitsToWrite = wait
         let reading: EventLoop.Events = client.closing ? [] : .readable
@@ -628,7 +448,7 @@ public final class ControlServer: EngineObserver {
     }
 
     /// The loop found the client's socket readable, writable, or broken.
-    private func clientReady(_ client: Client, _ events: EventLoop.Events) {
+    private func clientReady(_ client: ControlConnection, _ events: EventLoop.Events) {
         if events.contains(.writable) || (client.closing && !events.isDisjoint(with: [.error, .hangUp])) {
             flush(client)
         }
@@ -637,98 +457,16 @@ public final class ControlServer: EngineObserver {
         readClient(client)
     }
 
-    /// Monitor output is sent after the loop batch, once the keys of the batch are written.
-    private func scheduleFlush() {
-        guard !flushScheduled, listenFD >= 0 else { return }
-        flushScheduled = true
-        loop.afterBatch(flushWork)
-    }
+    /// Whether the socket still accepts (not shut down): monitor output is then flushed after batches.
+    var isListening: Bool { listenFD >= 0 }
 
-    private func flushScheduledOutput() {
-        flushScheduled = false
-        for client in monitors where client.pending > 0 && !client.waitsToWrite { flush(client) }
-    }
+    // MARK: - The engine's trace
 
-    // MARK: - Publishing
-
-    /// `EngineObserver`: the engine's trace goes to the monitors.
+    /// `EngineObserver`: callouts go to the companion in front, everything to the monitors.
     public func record(_ entry: TraceEntry) { publish(entry) }
 
-    /// Sends a trace entry to every monitor client. Cheap: returns at once without monitors;
-    /// with monitors it encodes the entry once (with and without content) and copies it into
-    /// each client's buffer; the bytes are written after the current loop batch.
     public func publish(_ entry: TraceEntry) {
-        if case .callout(let event, let time) = entry {
-            track(event, time)
-            if let calloutCompanion { sendCallout(event, time, to: calloutCompanion) }
-        }
-        guard monitorCount > 0 else { return }
-        var encodedContent: Bool?, encodedPlain: Bool?
-        var i = 0
-        while i < monitors.count {
-            let client = monitors[i]
-            let shown: Bool
-            if client.content {
-                if encodedContent == nil { encodedContent = MonitorEvent.encode(entry, content: true, into: &contentLine) }
-                shown = encodedContent!
-            } else {
-                if encodedPlain == nil { encodedPlain = MonitorEvent.encode(entry, content: false, into: &plainLine) }
-                shown = encodedPlain!
-            }
-            if shown { append(client, client.content ? contentLine.bytes : plainLine.bytes) }
-            if i < monitors.count, monitors[i] === client { i += 1 }
-        }
-    }
-
-    /// A notice to every monitor: "paused", "resumed", "reloaded", "sleep", "wake", ...
-    public func publishNotice(_ name: String, detail: String? = nil) {
-        guard monitorCount > 0 else { return }
-        MonitorEvent.notice(name, detail: detail, into: &plainLine)
-        for client in monitors { append(client, plainLine.bytes) }
-    }
-
-    private func append(_ client: Client, _ bytes: [UInt8]) {
-        if client.pending + bytes.count > maximumPendingBytes {
-            drop(client, why: "too slow: \(client.pending) bytes not read (monitor)")
-            return
-        }
-        client.output.append(contentsOf: bytes)
-        scheduleFlush()
-    }
-
-    private func track(_ event: CalloutEvent, _ time: Timestamp) {
-        switch event {
-        case .opened(let base, let candidates): openCallout = (base, candidates, 0, base, time)
-        case .moved(let index, let shown):
-            openCallout?.index = index
-            openCallout?.shown = shown
-        case .closed: openCallout = nil
-        }
-    }
-}
-
-/// SO_PEERCRED and SO_PEERGROUPS of a connected unix socket (through CLinuxShim: Glibc's own
-/// constants and `struct ucred`).
-struct PeerCredentials {
-    var pid: Int32 = 0
-    var uid: UInt32 = UInt32.max
-    var gid: UInt32 = UInt32.max
-
-    init(fd: Int32) {
-        var pid: Int32 = 0, uid: UInt32 = .max, gid: UInt32 = .max
-        if keyhold_peer_credentials(fd, &pid, &uid, &gid) == 0 { (self.pid, self.uid, self.gid) = (pid, uid, gid) }
-    }
-
-    /// The peer's supplementary groups (Linux 4.13+); empty when unavailable.
-    static func groups(fd: Int32) -> [gid_t] {
-        var capacity: Int32 = 64
-        while capacity <= 65536 {
-            var groups = [gid_t](repeating: 0, count: Int(capacity))
-            var count = capacity
-            if keyhold_peer_groups(fd, &groups, &count) == 0 { return Array(groups.prefix(Int(count))) }
-            guard errno == ERANGE else { return [] }
-            capacity = max(capacity * 4, count)
-        }
-        return []
+        companions.publish(entry)
+        monitor.publish(entry)
     }
 }

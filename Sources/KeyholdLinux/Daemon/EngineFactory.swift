@@ -31,7 +31,8 @@ public final class EngineFactory {
         var unicodeMethod: UnicodeMethod
         var leds: LEDState
         var paused: Bool
-        weak var observer: EngineObserver?
+        /// The control socket, which observes every engine (monitor, picker).
+        weak var control: ControlServer?
         var onPanic: () -> Void
     }
 
@@ -56,7 +57,7 @@ public final class EngineFactory {
         let engine = controller.start()
         engine.onPanic = state.onPanic
         engine.isPaused = state.paused
-        engine.observer = state.observer
+        if let control = state.control { engine.addObserver(control) }
         engine.defersFeedback = true   // the daemon decides it after the batch's keys are written
         prepareEngine?(engine)
         return (controller, engine)

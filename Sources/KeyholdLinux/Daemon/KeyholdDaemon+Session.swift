@@ -12,7 +12,7 @@ extension KeyholdDaemon {
             do {
                 control = try ControlServer(path: controlPath, loop: loop, handler: self)
                 control?.version = version
-                engine.observer = control
+                if let control { engine.addObserver(control) }
             } catch {
                 Log.warning("control socket disabled: \(error)")
             }
@@ -36,7 +36,7 @@ extension KeyholdDaemon {
     /// Sends a sound to the companion in front; false when there is none.
     func playInSession(_ sound: AudioFeedback) -> Bool {
         guard configuration.feedback.isAudioEnabled, let activeCompanion, let control else { return false }
-        return control.sendSound(sound, volume: configuration.feedback.audioVolume, to: activeCompanion)
+        return control.companions.sendSound(sound, volume: configuration.feedback.audioVolume, to: activeCompanion)
     }
 
     var target: OutputTarget { outputTarget?.target ?? OutputTarget(kind: .unknown, source: "not watched") }
@@ -64,7 +64,7 @@ extension KeyholdDaemon {
         if active !== activeCompanion {
             activeCompanion = active
             outputQueue.companion = active
-            control?.calloutCompanion = active
+            control?.companions.calloutCompanion = active
             active?.becameActive(writtenCount: outputQueue.writtenCount)
             Log.info("session companion: " + (active.map { "\($0)" } ?? "none for \(target)"))
         }
@@ -76,7 +76,7 @@ extension KeyholdDaemon {
         guard engine.services.unicodeMethod != method else { return }
         engine.services.unicodeMethod = method
         Log.info("unicode method \(method.rawValue) (\(reason))")
-        control?.publishNotice("unicode method", detail: "\(method.rawValue) (\(reason))")
+        control?.monitor.publishNotice("unicode method", detail: "\(method.rawValue) (\(reason))")
     }
 
     func dropCompanion(_ companion: SessionCompanion, why: String) {
@@ -179,11 +179,11 @@ extension KeyholdDaemon: ControlHandler {
             engine.releaseAll()
             outputQueue.drainAll()
             virtualKeyboard.flush()
-            control?.publishNotice("sleep", detail: "every key released")
+            control?.monitor.publishNotice("sleep", detail: "every key released")
         } else {
             devices.resyncAll()
             devices.rescan(retry: true)
-            control?.publishNotice("wake")
+            control?.monitor.publishNotice("wake")
         }
     }
 }

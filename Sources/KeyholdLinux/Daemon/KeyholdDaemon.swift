@@ -201,7 +201,7 @@ public final class KeyholdDaemon {
     func buildEngine() {
         engine?.playDeferredFeedback()   // into the daemon's queue, still played after the keys
         let state = EngineFactory.State(unicodeMethod: unicodeMethod.method, leds: virtualKeyboard.leds,
-                                        paused: paused, observer: control, onPanic: { [unowned self] in self.stop(.panic) })
+                                        paused: paused, control: control, onPanic: { [unowned self] in self.stop(.panic) })
         (controller, engine) = factory.make(configuration, output: outputQueue, layout: activeLayout, state: state)
     }
 
@@ -217,7 +217,7 @@ public final class KeyholdDaemon {
         clock.newBatch()
         if case .failure = reason { Log.error("stopping: \(reason)") } else { Log.notice("stopping: \(reason)") }
         notifier.notify("STOPPING=1")
-        control?.publishNotice("stopping", detail: "\(reason)")
+        control?.monitor.publishNotice("stopping", detail: "\(reason)")
         sleepMonitor?.close()
         outputTarget?.close()
         engine?.releaseAll()
@@ -260,8 +260,8 @@ public final class KeyholdDaemon {
             switch signo {
             case SIGHUP:
                 switch reloadConfiguration() {
-                case .reloaded(let source): control?.publishNotice("reloaded", detail: source)
-                case .failed(let message): control?.publishNotice("reload failed", detail: message)
+                case .reloaded(let source): control?.monitor.publishNotice("reloaded", detail: source)
+                case .failed(let message): control?.monitor.publishNotice("reload failed", detail: message)
                 }
             default: stop(.signal(signo))
             }

@@ -8,10 +8,10 @@ public final class SessionCompanion: OutputCompanion, CustomStringConvertible {
     public let pid: Int32
     /// How it types: `x11` (XTest), `wayland` (a virtual keyboard).
     public let backend: String
-    weak var server: ControlServer?
+    weak var channel: CompanionChannel?
 
-    init(uid: UInt32, pid: Int32, backend: String, server: ControlServer) {
-        self.uid = uid; self.pid = pid; self.backend = backend; self.server = server
+    init(uid: UInt32, pid: Int32, backend: String, channel: CompanionChannel) {
+        self.uid = uid; self.pid = pid; self.backend = backend; self.channel = channel
     }
 
     /// The output queue's `writtenCount` at the last hand-off (or when the session came in
@@ -24,7 +24,7 @@ public final class SessionCompanion: OutputCompanion, CustomStringConvertible {
     public func type(_ text: String, id: UInt64, after: UInt64) {
         let since = after &- countedUpTo
         countedUpTo = after
-        server?.sendType(text, id: id, after: since, to: self)
+        channel?.sendType(text, id: id, after: since, to: self)
     }
 
     /// `{"event":"active"}`: its session is in front now; it counts the virtual keyboard's
@@ -32,12 +32,12 @@ public final class SessionCompanion: OutputCompanion, CustomStringConvertible {
     /// another session was in front.
     public func becameActive(writtenCount: UInt64) {
         countedUpTo = writtenCount
-        server?.sendActive(to: self)
+        channel?.sendActive(to: self)
     }
 
     /// Closes its connection (a companion that missed a deadline); `companionDisconnected` follows.
     public func disconnect(_ why: String) {
-        server?.disconnect(self, why: why)
+        channel?.disconnect(self, why: why)
     }
 
     public var description: String { "keyhold-session pid \(pid) of uid \(uid) (\(backend))" }

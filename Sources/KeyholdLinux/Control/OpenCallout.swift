@@ -1,0 +1,31 @@
+import KeyholdKit
+
+/// The callout open now, as the control socket's clients saw it open and move: a client that
+/// arrives while it is open (a monitor, the companion of a session coming in front) is sent it
+/// from the start.
+struct OpenCallout {
+    var base: String, candidates: [String], index: Int, shown: String, time: Timestamp
+
+    /// What is open after `event`: nil once it closed.
+    static func following(_ event: CalloutEvent, at time: Timestamp, from open: OpenCallout?) -> OpenCallout? {
+        switch event {
+        case .opened(let base, let candidates): return OpenCallout(base: base, candidates: candidates, index: 0, shown: base, time: time)
+        case .moved(let index, let shown):
+            guard var open else { return nil }
+            open.index = index
+            open.shown = shown
+            return open
+        case .closed: return nil
+        }
+    }
+
+    /// The events that opened it and moved it to where it is, as monitor lines.
+    func lines(content: Bool) -> [UInt8] {
+        var w = JSONWriter()
+        _ = MonitorEvent.encode(.callout(.opened(base: base, candidates: candidates), time), content: content, into: &w)
+        guard index != 0 else { return w.bytes }
+        let opened = w.bytes
+        _ = MonitorEvent.encode(.callout(.moved(index: index, shown: shown), time), content: content, into: &w)
+        return opened + w.bytes
+    }
+}
