@@ -114,7 +114,15 @@ func runDaemonPathBenchmark() {
     print("daemon path: one wake-up (read batch -> DeviceManager -> engine -> OutputQueue -> end of batch), no system calls")
     let taps = getenv("KEYHOLD_BENCH_PATH_TAPS").flatMap { Int(String(cString: $0)) } ?? 20_000
     let only = getenv("KEYHOLD_BENCH_PATH_KEY").map { String(cString: $0) }
+    // Under callgrind (scripts/callgrind-keys) only the keys' own work is wanted: no clock
+    // reads and no sorting of the times, whose cost depends on the times themselves.
+    let untimed = getenv("KEYHOLD_BENCH_PATH_UNTIMED") != nil
     for (label, key) in [("forwarded x", KeyCode.x), ("handled e", KeyCode.e)] where only == nil || only == key.name {
+        if untimed {
+            for _ in 0..<taps { wake(key.rawValue, 1); wake(key.rawValue, 0) }
+            print("  \(label): \(taps) taps, untimed")
+            continue
+        }
         var ns: [UInt64] = []
         ns.reserveCapacity(taps * 2)
         let written = sink.count

@@ -3,22 +3,25 @@
 /// feedback. Subclass it and override `action(for:on:)` to change what a gesture does. (Its own
 /// helpers are `standard…Action(for:)`, so a subclass may name its helpers as KeyboardKit's
 /// articles do, `longPressAction(for:)` and `releaseAction(for:)`, without clashing.)
-/// Stored properties are `@exclusivity(unchecked)` (one thread, every key): see ``KeyholdEngine``.
-open class StandardKeyboardActionHandler: KeyboardActionHandler {
+open class StandardKeyboardActionHandler: KeyboardActionHandler, StandardBehavior {
     public typealias GestureAction = KeyboardAction.GestureAction
 
-    @exclusivity(unchecked) public var keyboardController: KeyboardController
-    @exclusivity(unchecked) public unowned var keyboardContext: KeyboardContext
-    @exclusivity(unchecked) public unowned var calloutContext: CalloutContext
-    @exclusivity(unchecked) public var calloutActionProvider: CalloutActionProvider
-    @exclusivity(unchecked) public var feedbackHandler: KeyboardFeedbackHandler
+    public var keyboardController: KeyboardController
+    public unowned var keyboardContext: KeyboardContext
+    public unowned var calloutContext: CalloutContext
+    public var calloutActionProvider: CalloutActionProvider
+    public var feedbackHandler: KeyboardFeedbackHandler
 
     public init(keyboardController: KeyboardController, keyboardContext: KeyboardContext, calloutContext: CalloutContext,
                 calloutActionProvider: CalloutActionProvider, feedbackHandler: KeyboardFeedbackHandler) {
         self.keyboardController = keyboardController; self.keyboardContext = keyboardContext
         self.calloutContext = calloutContext; self.calloutActionProvider = calloutActionProvider
         self.feedbackHandler = feedbackHandler
+        hasStandardBehavior = type(of: self) == StandardKeyboardActionHandler.self
     }
+
+    /// Exactly this class: `standardEffect` is then known to be what `action(for:on:)` does.
+    public private(set) var hasStandardBehavior = false
 
     /// The standard handler of a controller's services, as KeyboardKit subclasses are made;
     /// `keyboardController` types elsewhere than the services' text proxy. (Its second parameter
@@ -30,19 +33,20 @@ open class StandardKeyboardActionHandler: KeyboardActionHandler {
         keyboardContext = services.keyboardContext
         calloutContext = services.calloutContext; calloutActionProvider = services.calloutActionProvider
         feedbackHandler = services.feedbackHandler
+        hasStandardBehavior = type(of: self) == StandardKeyboardActionHandler.self
     }
 
     /// The key whose gesture is being handled (the context's; callouts remember it).
     public var currentKey: KeyCode? { keyboardContext.currentKey }
 
     open func canHandle(_ gesture: KeyboardGesture, on action: KeyboardAction) -> Bool {
-        isExactlyStandard ? standardEffect(for: gesture, on: action) != nil : self.action(for: gesture, on: action) != nil
+        hasStandardBehavior ? standardEffect(for: gesture, on: action) != nil : self.action(for: gesture, on: action) != nil
     }
 
     /// Runs what the gesture does, if anything, then its feedback (which the feedback handler may
     /// give a gesture that does nothing, as a heavy haptic on a long-pressed return).
     open func handle(_ gesture: KeyboardGesture, on action: KeyboardAction) {
-        if isExactlyStandard {
+        if hasStandardBehavior {
             _ = performWithoutFeedback(gesture, on: action)
         } else {
             self.action(for: gesture, on: action)?(keyboardController)
@@ -103,10 +107,6 @@ open class StandardKeyboardActionHandler: KeyboardActionHandler {
         case toggle(KeyboardType), nextLocale, nothing, closeCallout, openCallout(KeyboardAction)
         indirect case both(Effect?, Effect?)
     }
-
-    /// Whether this is a `StandardKeyboardActionHandler` itself, not a subclass: only then is
-    /// `standardEffect` known to be what `action(for:on:)` does.
-    private var isExactlyStandard: Bool { type(of: self) == StandardKeyboardActionHandler.self }
 
     /// `action(for:on:)` of this class, as a value (kept gesture for gesture in step with it;
     /// `StandardActionHandlerTests` compares the two).

@@ -23,17 +23,16 @@ public enum CalloutEvent: Hashable, Sendable {
 /// The callout selection mode: which candidates are offered and which one is shown in the text.
 /// The base character was typed on press. A context holds state only: the action handler types
 /// the replacement, then tells the context with `select(_:)`.
-/// Stored properties are `@exclusivity(unchecked)` (one thread, every key): see ``KeyholdEngine``.
 open class CalloutContext {
-    @exclusivity(unchecked) public private(set) var isOpen = false
+    public private(set) var isOpen = false
     /// The key whose long press opened the callout.
-    @exclusivity(unchecked) public private(set) var key: KeyCode?
-    @exclusivity(unchecked) public private(set) var base = ""
-    @exclusivity(unchecked) public private(set) var candidates: [String] = []
+    public private(set) var key: KeyCode?
+    public private(set) var base = ""
+    public private(set) var candidates: [String] = []
     /// 0 is the base character, 1...n the candidates.
-    @exclusivity(unchecked) public private(set) var selectedIndex = 0
+    public private(set) var selectedIndex = 0
     /// Observers of open, move and close (trace, control socket).
-    @exclusivity(unchecked) public var observers: [(CalloutEvent) -> Void] = []
+    public var observers: [(CalloutEvent) -> Void] = []
 
     public init() {}
 

@@ -10,7 +10,7 @@ public protocol LocalizedCalloutActionProvider: AnyObject {
 
 /// A locale's candidates from a table: each CLDR locale of ``LocalizedCalloutTable``, and each
 /// locale defined in the configuration (`[callouts.locale.NAME]`).
-open class TableCalloutActionProvider: LocalizedCalloutActionProvider {
+open class TableCalloutActionProvider: LocalizedCalloutActionProvider, StandardBehavior {
     public let localeKey: String
     /// Lower-case base character → candidates. A ``LocalizedCalloutTable`` locale's is parsed
     /// from its line on first use.
@@ -20,11 +20,16 @@ open class TableCalloutActionProvider: LocalizedCalloutActionProvider {
     public init(localeKey: String, table: [Character: [String]]) {
         self.localeKey = localeKey; self.unparsed = ""
         self.table = table
+        hasStandardBehavior = type(of: self) == TableCalloutActionProvider.self
     }
+
+    /// Exactly this class: its candidates are its table's.
+    public private(set) var hasStandardBehavior = false
 
     /// A table locale's provider, its fields (`base=cand cand…<TAB>base=…`) parsed on first use.
     init(localeKey: String, unparsed: Substring) {
         self.localeKey = localeKey; self.unparsed = unparsed
+        hasStandardBehavior = type(of: self) == TableCalloutActionProvider.self
     }
 
     open func calloutCandidates(for base: Character) -> [String]? { table[base] }

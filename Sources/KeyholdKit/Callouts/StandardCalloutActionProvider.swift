@@ -5,23 +5,22 @@
 /// identifier, then language, then English), then KeyboardKit's base symbols. Candidates of an
 /// uppercase character are uppercased one by one, the locale's way (ß becomes ẞ, Turkish i
 /// becomes İ).
-/// Stored properties are `@exclusivity(unchecked)` (one thread, every key): see ``KeyholdEngine``.
-open class StandardCalloutActionProvider: CalloutActionProvider {
+open class StandardCalloutActionProvider: CalloutActionProvider, StandardBehavior {
     /// Whose locale picks the candidates.
-    @exclusivity(unchecked) public var keyboardContext: KeyboardContext {
+    public var keyboardContext: KeyboardContext {
         didSet { revision &+= 1 }
     }
     /// Candidates per base character from `[callouts.custom]`; they replace the locales' lists.
-    @exclusivity(unchecked) public var customCandidates: [Character: [String]] {
+    public var customCandidates: [Character: [String]] {
         didSet { revision &+= 1 }
     }
     /// One provider per locale; a later one replaces an earlier one with the same key.
-    @exclusivity(unchecked) public var localizedProviders: [LocalizedCalloutActionProvider] {
+    public var localizedProviders: [LocalizedCalloutActionProvider] {
         didSet { indexProviders(); revision &+= 1 }
     }
     /// Changes whenever one of the above does: the engine remembers which keys have callouts
     /// until then (`CalloutMemo`).
-    @exclusivity(unchecked) private(set) var revision = 0
+    private(set) var revision = 0
 
     /// The CLDR-generated providers, one per locale of ``LocalizedCalloutTable``.
     public static var standardLocalizedProviders: [LocalizedCalloutActionProvider] { LocalizedCalloutTable.shared.providers }
@@ -31,7 +30,11 @@ open class StandardCalloutActionProvider: CalloutActionProvider {
         self.keyboardContext = keyboardContext; self.customCandidates = customCandidates
         self.localizedProviders = localizedProviders
         indexProviders()
+        hasStandardBehavior = type(of: self) == StandardCalloutActionProvider.self
     }
+
+    /// Exactly this class: its answers then depend on its tables alone, and it keeps a memo.
+    public private(set) var hasStandardBehavior = false
 
     /// The standard provider with every built-in locale, following a context of its own until it
     /// is installed in a controller's services, which give it theirs.
@@ -67,7 +70,7 @@ open class StandardCalloutActionProvider: CalloutActionProvider {
         var actions: [String: [KeyboardAction]] = [:]
         var ascii = [[KeyboardAction]?](repeating: nil, count: 128)
     }
-    @exclusivity(unchecked) private var memo = Memo()
+    private var memo = Memo()
 
     /// Starts the memo again if the tables or locales changed; whether answers are remembered.
     @inline(__always) func refreshMemo() -> Bool {
@@ -77,8 +80,8 @@ open class StandardCalloutActionProvider: CalloutActionProvider {
 
     private func restartMemo() {
         memo = Memo(revision: revision, localeRevision: keyboardContext.localeRevision,
-                    enabled: type(of: self) == StandardCalloutActionProvider.self
-                        && localizedProviders.allSatisfy { type(of: $0) == TableCalloutActionProvider.self },
+                    enabled: hasStandardBehavior && localizedProviders.allSatisfy {
+                        ($0 as? StandardBehavior)?.hasStandardBehavior == true },
                     generation: memo.generation &+ 1)
     }
 
@@ -124,10 +127,10 @@ open class StandardCalloutActionProvider: CalloutActionProvider {
         return provider
     }
 
-    @exclusivity(unchecked) private var byKey: [String: LocalizedCalloutActionProvider] = [:]
+    private var byKey: [String: LocalizedCalloutActionProvider] = [:]
     /// Lowercased locale key → key, for ``LocalizedCalloutTable/resolve(_:among:)``.
-    @exclusivity(unchecked) private var keys: [String: String] = [:]
-    @exclusivity(unchecked) private var resolved: [String: LocalizedCalloutActionProvider?] = [:]
+    private var keys: [String: String] = [:]
+    private var resolved: [String: LocalizedCalloutActionProvider?] = [:]
 
     private func indexProviders() {
         byKey = [:]; keys = [:]; resolved = [:]

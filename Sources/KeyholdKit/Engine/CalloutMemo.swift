@@ -15,7 +15,8 @@ struct CalloutMemo {
     private var actions: [KeyboardAction] = []
     /// The services' `calloutRevision` the answers belong to (their layout and provider).
     private var revision: Int?
-    /// The services' provider, when it is exactly the standard one (it keeps a memo of its own).
+    /// The services' provider, when it is a standard one (it keeps a memo of its own when it has
+    /// the standard behaviour: `refreshMemo()`).
     private var provider: StandardCalloutActionProvider?
     /// The provider's `memoGeneration` the answers belong to.
     private var generation = 0
@@ -28,8 +29,7 @@ struct CalloutMemo {
             // First key, or the layout or the provider was replaced: start over.
             revision = services.calloutRevision
             let provider = services.calloutActionProvider
-            self.provider = type(of: provider) == StandardCalloutActionProvider.self
-                ? unsafeDowncast(provider as AnyObject, to: StandardCalloutActionProvider.self) : nil
+            self.provider = provider as? StandardCalloutActionProvider   // its memo is on for the class itself only
             forget()
         }
         guard let standard = provider, standard.refreshMemo() else {

@@ -3,25 +3,24 @@
 /// through the services. Single-threaded and deterministic: times come from the events and from
 /// `advance(to:)`, never from a clock.
 ///
-/// Its stored properties, and those of the services and Linux parts every key passes through,
-/// are `@exclusivity(unchecked)`: one thread uses them, and the runtime's dynamic access checks
-/// were 45% of the instructions a forwarded key cost (callgrind over `KeyholdBenchmarks`).
+/// One thread uses it and everything a key passes through, so release builds of KeyholdKit and
+/// KeyholdLinux leave out the runtime's dynamic exclusivity checks (Package.swift).
 public final class KeyholdEngine {
     public let services: KeyboardServices
-    @exclusivity(unchecked) public var bindings: KeyBindings {
+    public var bindings: KeyBindings {
         didSet { boundKeys = Self.keys(boundIn: bindings) }
     }
-    @exclusivity(unchecked) public var recognizer: GestureRecognizer
+    public var recognizer: GestureRecognizer
     /// Whoever watches the trace (the simulator, `keyhold monitor`, the picker's companion, a
     /// library user's own), any number side by side. Weak: each owns or outlives the engine.
     private var observers: [WeakEngineObserver] = []
     /// Whether anyone observes: without, a key builds no trace entry and loads no reference.
-    @exclusivity(unchecked) private var isObserved = false
+    private var isObserved = false
     /// Called when Backspace+Escape+Enter are held together; the daemon exits.
-    @exclusivity(unchecked) public var onPanic: (() -> Void)?
+    public var onPanic: (() -> Void)?
     /// Whether handled keys and callouts are active; paused, every key is forwarded. Pausing
     /// closes an open callout (keeping what it shows) and drops pending long presses and repeats.
-    @exclusivity(unchecked) public var isPaused = false {
+    public var isPaused = false {
         didSet {
             guard isPaused && !oldValue else { return }
             services.calloutContext.close()
@@ -29,17 +28,17 @@ public final class KeyholdEngine {
         }
     }
     /// Whether callouts open at all (`[callouts] enabled`).
-    @exclusivity(unchecked) public var calloutsEnabled: Bool
+    public var calloutsEnabled: Bool
 
     /// How a key that is down was routed, so its release goes the same way.
     private enum Route: UInt8 { case idle, forwarded, handled, consumed, dualRole }
-    @exclusivity(unchecked) private var routes = PerKeyCode<Route>(repeating: .idle)
+    private var routes = PerKeyCode<Route>(repeating: .idle)
     /// The action of each handled key that is down.
-    @exclusivity(unchecked) private var actions = [KeyboardAction?](repeating: nil, count: KeyCode.count)
+    private var actions = [KeyboardAction?](repeating: nil, count: KeyCode.count)
     /// Keys with a binding in some layer: any other key goes down without a binding lookup.
-    @exclusivity(unchecked) private var boundKeys: OutputKeyState
+    private var boundKeys: OutputKeyState
     /// Keys physically down, for the panic escape.
-    @exclusivity(unchecked) private var physical = OutputKeyState()
+    private var physical = OutputKeyState()
     /// Dual-role keys that are down: a handful at most.
     private struct HeldDualRole {
         var key: KeyCode
@@ -50,13 +49,10 @@ public final class KeyholdEngine {
         /// The layer to go back to, for a layer hold.
         var previousLayer: KeyboardType?
     }
-    @exclusivity(unchecked) private var dualRoles: [HeldDualRole] = []
-    /// The last action handler found to be exactly the standard one (`exactlyStandard`). Strong,
-    /// as the callout memo's provider: its address cannot then be reused by another handler.
-    @exclusivity(unchecked) private var knownStandardHandler: StandardKeyboardActionHandler?
+    private var dualRoles: [HeldDualRole] = []
     /// Which keys' characters have callouts, so a press does not look them up again.
-    @exclusivity(unchecked) private var calloutMemo = CalloutMemo()
-    @exclusivity(unchecked) public private(set) var now = Timestamp.zero
+    private var calloutMemo = CalloutMemo()
+    public private(set) var now = Timestamp.zero
 
     public init(services: KeyboardServices, configuration: KeyholdConfiguration = KeyholdConfiguration()) {
         self.services = services
@@ -82,9 +78,9 @@ public final class KeyholdEngine {
     }
 
     /// How long an open callout may go untouched (`[callouts] timeout_ms`; 0: forever).
-    @exclusivity(unchecked) public var calloutTimeoutMicroseconds: Int
+    public var calloutTimeoutMicroseconds: Int
     /// When the open callout last opened, moved or saw a key.
-    @exclusivity(unchecked) private var calloutTouched = Timestamp.zero
+    private var calloutTouched = Timestamp.zero
 
     /// When the open callout closes by itself; nil when none is open or it never does.
     private var calloutDeadline: Timestamp? {
@@ -186,7 +182,7 @@ public final class KeyholdEngine {
             forwardDown(key); return
         }
         let handler = services.actionHandler
-        if let standard = exactlyStandard(handler), standard.calloutActionProvider === services.calloutActionProvider {
+        if let standard = services.standardGestureHandler, standard.calloutActionProvider === services.calloutActionProvider {
             // `action` is a character this very provider has callouts for (`defaultAction`): the
             // standard handler types it on press and opens its callout on a long press (so it
             // does not repeat), as asking it would say.
@@ -394,7 +390,7 @@ public final class KeyholdEngine {
             if handler.canHandle(.release, on: bound) { handler.handle(.release, on: bound) }
         } else {
             observe(.gesture(key, gesture, action, now))
-            if defersFeedback, let standard = exactlyStandard(handler) {
+            if defersFeedback, let standard = services.standardGestureHandler {
                 // One look at what the gesture does, which also says whether it does anything.
                 if standard.performWithoutFeedback(gesture, on: action) { pendingFeedback.append(.handled(standard, gesture, action)) }
             } else if handler.canHandle(gesture, on: action) {
@@ -402,17 +398,6 @@ public final class KeyholdEngine {
             }
         }
         if let locale, context.locale != locale { observe(.locale(context.locale, now)) }
-    }
-
-    /// `handler` as a `StandardKeyboardActionHandler` when it is exactly one (not a subclass,
-    /// whose `handle` may do more). The last one found is kept: an identity test then
-    /// replaces the type test, a metadata call on every handled key.
-    private func exactlyStandard(_ handler: KeyboardActionHandler) -> StandardKeyboardActionHandler? {
-        if let known = knownStandardHandler, known === handler { return known }
-        guard type(of: handler) == StandardKeyboardActionHandler.self else { return nil }
-        let standard = unsafeDowncast(handler, to: StandardKeyboardActionHandler.self)
-        knownStandardHandler = standard
-        return standard
     }
 
     @inline(__always) private func forwardDown(_ key: KeyCode) {
@@ -439,14 +424,14 @@ public final class KeyholdEngine {
     /// and the gestures of a standard action handler (exactly `StandardKeyboardActionHandler`,
     /// which then runs the gesture and leaves its feedback to the engine); a handler of another
     /// class triggers its own, as it always does.
-    @exclusivity(unchecked) public var defersFeedback = false
+    public var defersFeedback = false
     private enum PendingFeedback {
         /// A forwarded key, with the Shift, AltGr and Caps Lock of its press.
         case forwarded(KeyboardGesture, KeyCode, ModifierKeys, capsLock: Bool)
         /// A gesture the standard action handler ran without its feedback: that handler triggers it.
         case handled(StandardKeyboardActionHandler, KeyboardGesture, KeyboardAction)
     }
-    @exclusivity(unchecked) private var pendingFeedback: [PendingFeedback] = []
+    private var pendingFeedback: [PendingFeedback] = []
 
     private func forwardedFeedback(_ gesture: KeyboardGesture, _ key: KeyCode) {
         let level = self.level

@@ -8,11 +8,10 @@ public protocol KeyboardFeedbackHandler: AnyObject {
 /// KeyboardKit's standard rules: the input sound on press of input actions, the delete sound on
 /// backspace press and repeat, the system sound on press of system actions; a light impact on
 /// press and double tap, a medium impact on long press. Configuration overrides come first.
-/// Stored properties are `@exclusivity(unchecked)` (one thread, every key): see ``KeyholdEngine``.
 open class StandardKeyboardFeedbackHandler: KeyboardFeedbackHandler {
-    @exclusivity(unchecked) public var settings: KeyboardFeedbackSettings
-    @exclusivity(unchecked) private var ownAudioEngine: AudioFeedbackEngine?
-    @exclusivity(unchecked) private var ownHapticEngine: HapticFeedbackEngine?
+    public var settings: KeyboardFeedbackSettings
+    private var ownAudioEngine: AudioFeedbackEngine?
+    private var ownHapticEngine: HapticFeedbackEngine?
 
     /// Plays the sounds: the one given, else `AudioFeedback.engine`.
     public var audioEngine: AudioFeedbackEngine {

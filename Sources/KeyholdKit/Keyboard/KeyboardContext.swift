@@ -1,27 +1,26 @@
 /// The keyboard's current state, as KeyboardKit's `KeyboardContext`: what is held, which locale
 /// and which layer are active. The engine keeps it up to date; handlers and providers read it.
-/// Stored properties are `@exclusivity(unchecked)` (one thread, every key): see ``KeyholdEngine``.
 open class KeyboardContext {
     /// The active locale identifier (CLDR style: `fr`, `sr-Latn`).
-    @exclusivity(unchecked) public var locale: String { didSet { localeRevision &+= 1 } }
+    public var locale: String { didSet { localeRevision &+= 1 } }
     /// The locales `nextLocale` cycles through, the first being the default.
-    @exclusivity(unchecked) public var locales: [String] { didSet { localeRevision &+= 1 } }
+    public var locales: [String] { didSet { localeRevision &+= 1 } }
     /// Changes whenever `locale` or `locales` is set, so what depends on them (the callout
     /// provider's memo, asked on every key) compares one number instead of the strings.
-    @exclusivity(unchecked) public private(set) var localeRevision = 0
-    @exclusivity(unchecked) public var keyboardType: KeyboardType = .alphabetic
+    public private(set) var localeRevision = 0
+    public var keyboardType: KeyboardType = .alphabetic
     /// Modifiers physically held on the grabbed keyboards.
-    @exclusivity(unchecked) public var heldModifiers: ModifierKeys = []
+    public var heldModifiers: ModifierKeys = []
     /// Caps Lock and Num Lock as the keyboard's LEDs show them (and as the keymap's lock keys
     /// toggle them in between).
-    @exclusivity(unchecked) public var isCapsLockOn = false
-    @exclusivity(unchecked) public var isNumLockOn = false
+    public var isCapsLockOn = false
+    public var isNumLockOn = false
     /// Which keys are modifiers and locks in the keymap in use (the services keep it in step
     /// with their layout).
-    @exclusivity(unchecked) public var modifierMap: ModifierMap = .standard
+    public var modifierMap: ModifierMap = .standard
     /// The key whose gesture the action handler is running right now (nil between gestures), so
     /// a handler knows which physical key it acts for.
-    @exclusivity(unchecked) public var currentKey: KeyCode?
+    public var currentKey: KeyCode?
 
     public init(locales: [String] = ["en"]) {
         self.locales = locales.isEmpty ? ["en"] : locales

@@ -1,12 +1,11 @@
 /// The replaceable services of one keyboard, as KeyboardKit's `Keyboard.Services`. Replacing a
 /// service re-wires the standard services that depend on it, so a custom callout provider is used
 /// by the standard action handler without further work.
-/// Stored properties are `@exclusivity(unchecked)` (one thread, every key): see ``KeyholdEngine``.
 open class KeyboardServices {
     public let keyboardContext: KeyboardContext
     public let calloutContext: CalloutContext
 
-    @exclusivity(unchecked) public var layout: KeyboardLayout {
+    public var layout: KeyboardLayout {
         didSet {
             (keyboardController as? StandardKeyboardController)?.planner.layout = layout
             keyboardContext.modifierMap = layout.modifierMap
@@ -15,15 +14,15 @@ open class KeyboardServices {
     }
     /// How characters the layout lacks are typed now: the configured method resolved for where
     /// the keystrokes go (the daemon updates it when the active session changes).
-    @exclusivity(unchecked) public var unicodeMethod: UnicodeMethod {
+    public var unicodeMethod: UnicodeMethod {
         didSet { (keyboardController as? StandardKeyboardController)?.planner.unicodeMethod = unicodeMethod }
     }
-    @exclusivity(unchecked) public var keyboardController: KeyboardController {
+    public var keyboardController: KeyboardController {
         didSet { standardActionHandler?.keyboardController = keyboardController }
     }
     /// A standard provider made without a context (`StandardCalloutActionProvider()`) is given
     /// this keyboard's, so it follows the active locale.
-    @exclusivity(unchecked) public var calloutActionProvider: CalloutActionProvider {
+    public var calloutActionProvider: CalloutActionProvider {
         didSet {
             (calloutActionProvider as? StandardCalloutActionProvider)?.keyboardContext = keyboardContext
             standardActionHandler?.calloutActionProvider = calloutActionProvider
@@ -32,17 +31,17 @@ open class KeyboardServices {
     }
     /// Bumped when the layout or the callout provider is replaced: the engine's memo of which
     /// keys have callouts then starts over, and otherwise need not look at either.
-    @exclusivity(unchecked) private(set) var calloutRevision = 0
+    private(set) var calloutRevision = 0
     /// A standard feedback handler put here plays on these services' engines, when they have
     /// been given some (the daemon's ALSA and force-feedback engines).
-    @exclusivity(unchecked) public var feedbackHandler: KeyboardFeedbackHandler {
+    public var feedbackHandler: KeyboardFeedbackHandler {
         didSet {
             wireFeedbackEngines()
             standardActionHandler?.feedbackHandler = feedbackHandler
         }
     }
-    @exclusivity(unchecked) private var ownAudioEngine: AudioFeedbackEngine?
-    @exclusivity(unchecked) private var ownHapticEngine: HapticFeedbackEngine?
+    private var ownAudioEngine: AudioFeedbackEngine?
+    private var ownHapticEngine: HapticFeedbackEngine?
     /// The engine feedback sounds play on: the one given, else `AudioFeedback.engine`.
     public var audioEngine: AudioFeedbackEngine {
         get { ownAudioEngine ?? AudioFeedback.engine }
@@ -59,7 +58,17 @@ open class KeyboardServices {
         if let ownAudioEngine { standard.audioEngine = ownAudioEngine }
         if let ownHapticEngine { standard.hapticEngine = ownHapticEngine }
     }
-    @exclusivity(unchecked) public var actionHandler: KeyboardActionHandler
+    public var actionHandler: KeyboardActionHandler {
+        didSet { standardGestureHandler = Self.standardGestures(of: actionHandler) }
+    }
+    /// The action handler when it has the standard behaviour: the engine runs its gestures
+    /// itself and decides their feedback after the key is written.
+    private(set) var standardGestureHandler: StandardKeyboardActionHandler?
+
+    private static func standardGestures(of handler: KeyboardActionHandler) -> StandardKeyboardActionHandler? {
+        guard let standard = handler as? StandardKeyboardActionHandler, standard.hasStandardBehavior else { return nil }
+        return standard
+    }
 
     /// Standard services for a configuration, typing onto `output`. The contexts are shared
     /// state every service holds on to, so custom ones (subclasses) are given here, not replaced.
@@ -91,6 +100,7 @@ open class KeyboardServices {
         self.actionHandler = StandardKeyboardActionHandler(
             keyboardController: controller, keyboardContext: context, calloutContext: callouts,
             calloutActionProvider: provider, feedbackHandler: feedback)
+        standardGestureHandler = Self.standardGestures(of: actionHandler)
     }
 
     private var standardActionHandler: StandardKeyboardActionHandler? { actionHandler as? StandardKeyboardActionHandler }

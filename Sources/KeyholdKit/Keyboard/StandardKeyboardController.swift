@@ -2,17 +2,16 @@
 /// so that held modifiers can be lifted around typed characters and nothing is ever left held.
 /// Which keys are modifiers and locks comes from the keymap (the context's modifier map): a
 /// Caps Lock that `ctrl:nocaps` makes Ctrl is lifted like Ctrl, and does not toggle Caps Lock.
-/// Stored properties are `@exclusivity(unchecked)` (one thread, every key): see ``KeyholdEngine``.
 open class StandardKeyboardController: KeyboardController {
-    @exclusivity(unchecked) public var planner: KeystrokePlanner
+    public var planner: KeystrokePlanner
     public let output: KeyEventOutput
     public unowned let keyboardContext: KeyboardContext
     /// Keys down on the output right now.
-    @exclusivity(unchecked) public private(set) var keyState = OutputKeyState()
+    public private(set) var keyState = OutputKeyState()
     /// Called with characters the planner cannot type (a layout missing hex digits).
-    @exclusivity(unchecked) public var onUntypable: ((Character) -> Void)?
+    public var onUntypable: ((Character) -> Void)?
 
-    @exclusivity(unchecked) private var steps: [KeystrokeStep] = []
+    private var steps: [KeystrokeStep] = []
     private var map: ModifierMap { keyboardContext.modifierMap }
 
     public init(planner: KeystrokePlanner, output: KeyEventOutput, keyboardContext: KeyboardContext) {

@@ -24,7 +24,6 @@ public protocol OutputCompanion: AnyObject {
 /// sleeps: a key typed at normal speed goes straight through.
 ///
 /// The queue reads time from its clock (the daemon's monotonic clock, a virtual one in tests).
-/// Stored properties are `@exclusivity(unchecked)` (one thread, every key): see ``KeyholdEngine``.
 public final class OutputQueue: TextHandOffOutput {
     public struct Pacing: Hashable, Sendable {
         /// Transitions written back to back at most.
@@ -52,40 +51,40 @@ public final class OutputQueue: TextHandOffOutput {
         case text(String, fallback: [KeyTransition])
     }
 
-    @exclusivity(unchecked) public var pacing: Pacing
+    public var pacing: Pacing
     /// The companion of the session the keystrokes go to; nil: fallbacks are typed.
-    @exclusivity(unchecked) public weak var companion: OutputCompanion?
+    public weak var companion: OutputCompanion?
     /// Called once when the companion misses a deadline, before the fallback is typed.
-    @exclusivity(unchecked) public var onCompanionTimeout: ((OutputCompanion) -> Void)?
+    public var onCompanionTimeout: ((OutputCompanion) -> Void)?
     /// How long key events written before a hand-off get to reach the desktop's reader (an X
     /// server reads evdev on its own thread; the companion's events take another way in). The
     /// companion also waits for proof the keys arrived (X11: their count; Wayland: a round trip
     /// to the compositor, which has read them by its answer); this pause is for a companion
     /// that can do neither.
-    @exclusivity(unchecked) public var handOffSettleMicroseconds = 5_000
+    public var handOffSettleMicroseconds = 5_000
     /// How long the companion has to acknowledge one character: more than it may wait for the
     /// desktop to deliver the keys before it (`keyhold-session` waits up to 1 s).
-    @exclusivity(unchecked) public var acknowledgementTimeoutMicroseconds = 1_500_000
+    public var acknowledgementTimeoutMicroseconds = 1_500_000
     /// Keys whose transitions `writtenCount` leaves out: those the desktop never delivers, so
     /// the companion cannot see them arrive (a set, not a test to call, on every key written).
-    @exclusivity(unchecked) public var uncountedKeys = OutputKeyState()
+    public var uncountedKeys = OutputKeyState()
 
     private let sink: KeyEventOutput
     private let clock: () -> Timestamp
     /// Waiting items, oldest first, from `head` on.
-    @exclusivity(unchecked) private var waiting: [Item] = []
-    @exclusivity(unchecked) private var head = 0
+    private var waiting: [Item] = []
+    private var head = 0
     /// The current burst: when it began and how many transitions it wrote; nil before any.
-    @exclusivity(unchecked) private var burstStart: Timestamp?
-    @exclusivity(unchecked) private var burstCount = 0
-    @exclusivity(unchecked) private var lastWrite: Timestamp?
+    private var burstStart: Timestamp?
+    private var burstCount = 0
+    private var lastWrite: Timestamp?
     /// The hand-off the companion has not acknowledged yet.
-    @exclusivity(unchecked) private var inFlight: (id: UInt64, sent: Timestamp, deadline: Timestamp, fallback: [KeyTransition], companion: OutputCompanion,
+    private var inFlight: (id: UInt64, sent: Timestamp, deadline: Timestamp, fallback: [KeyTransition], companion: OutputCompanion,
                            written: Bool)?
     /// The last acknowledgements' round trips (hand-off to acknowledgement, µs), a ring.
-    @exclusivity(unchecked) private var roundTrips = [Int64](repeating: 0, count: 256)
-    @exclusivity(unchecked) private var roundTripCount = 0
-    @exclusivity(unchecked) private var nextID: UInt64 = 1
+    private var roundTrips = [Int64](repeating: 0, count: 256)
+    private var roundTripCount = 0
+    private var nextID: UInt64 = 1
 
     public init(sink: KeyEventOutput, pacing: Pacing = Pacing(), clock: @escaping () -> Timestamp) {
         self.sink = sink
@@ -98,7 +97,7 @@ public final class OutputQueue: TextHandOffOutput {
     public var count: Int { waiting.count - head }
     public var isEmpty: Bool { head == waiting.count }
     /// Key transitions written to the device so far (but those of `uncountedKeys`).
-    @exclusivity(unchecked) public private(set) var writtenCount: UInt64 = 0
+    public private(set) var writtenCount: UInt64 = 0
     /// Whether a hand-off waits for the companion's acknowledgement.
     public var isAwaitingCompanion: Bool { inFlight != nil }
 

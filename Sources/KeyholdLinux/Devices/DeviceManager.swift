@@ -17,50 +17,49 @@ public protocol DeviceManagerDelegate: AnyObject {
 ///
 /// Everything it touches is behind a seam (`DeviceSource`, `HotplugSource`, `FileWatcher`,
 /// `TimeSource`), so unit tests drive it with exact fakes on a host without input devices.
-/// Stored properties are `@exclusivity(unchecked)` (one thread, every key): see `KeyholdEngine`.
 public final class DeviceManager {
-    @exclusivity(unchecked) public weak var delegate: DeviceManagerDelegate?
-    @exclusivity(unchecked) public var settings: KeyholdConfiguration.DeviceSettings
+    public weak var delegate: DeviceManagerDelegate?
+    public var settings: KeyholdConfiguration.DeviceSettings
     /// The virtual keyboard's own node: never opened.
-    @exclusivity(unchecked) public var ownNode: String?
+    public var ownNode: String?
     /// The LEDs every grabbed keyboard shows (the virtual keyboard's, mirrored).
-    @exclusivity(unchecked) public var leds = LEDState() {
+    public var leds = LEDState() {
         didSet { if leds != oldValue { for managed in devices.values where managed.grabbedAt != nil { managed.device.setLEDs(leds) } } }
     }
 
     private let source: DeviceSource
     private let watcher: FileWatcher
     private let clock: TimeSource
-    @exclusivity(unchecked) private var hotplug: HotplugSource?
-    @exclusivity(unchecked) private var hotplugToken: EventLoop.Token?
+    private var hotplug: HotplugSource?
+    private var hotplugToken: EventLoop.Token?
     /// Set by `freeze()`: events read from then on are dropped, nothing is opened or grabbed.
-    @exclusivity(unchecked) private var stopped = false
+    private var stopped = false
 
     private final class ManagedDevice {
         let device: any KeyboardDevice
-        @exclusivity(unchecked) var token: EventLoop.Token = 0
+        var token: EventLoop.Token = 0
         /// Keys down on this device as passed on (only while grabbed). A bit set: a hashed Set
         /// cost about 185 instructions per key event.
-        @exclusivity(unchecked) var keysDown = OutputKeyState()
+        var keysDown = OutputKeyState()
         /// When the grab started (nil: waiting for every key to be up before grabbing).
-        @exclusivity(unchecked) var grabbedAt: Timestamp?
+        var grabbedAt: Timestamp?
         /// A grab given up because a key went down just before it: events stamped in this window
         /// reached only Keyhold, so their releases must be sent back to everyone else.
-        @exclusivity(unchecked) var abandonedGrab: Range<Timestamp>?
-        @exclusivity(unchecked) var announcedWaiting = false
+        var abandonedGrab: Range<Timestamp>?
+        var announcedWaiting = false
         /// SYN_DROPPED warnings are rate-limited: one line, then a count every 10 s at most.
-        @exclusivity(unchecked) var lastDropLog: Timestamp?
-        @exclusivity(unchecked) var dropsSinceLog = 0
+        var lastDropLog: Timestamp?
+        var dropsSinceLog = 0
         /// Closed: a read its watch still delivers is ignored.
-        @exclusivity(unchecked) var closed = false
+        var closed = false
         init(_ device: any KeyboardDevice) { self.device = device }
     }
-    @exclusivity(unchecked) private var devices: [String: ManagedDevice] = [:]
+    private var devices: [String: ManagedDevice] = [:]
     /// Nodes that appeared but could not be opened yet (udev may still be applying permissions).
-    @exclusivity(unchecked) private var pendingOpens: [String: (attempts: Int, due: Timestamp)] = [:]
+    private var pendingOpens: [String: (attempts: Int, due: Timestamp)] = [:]
     static let openRetryMilliseconds = 100, openRetryAttempts = 30
     /// How many grabbed devices hold each key.
-    @exclusivity(unchecked) private var heldCount = PerKeyCode<UInt8>(repeating: 0)
+    private var heldCount = PerKeyCode<UInt8>(repeating: 0)
 
     public init(source: DeviceSource = SystemDeviceSource(), watcher: FileWatcher, clock: TimeSource = SystemTimeSource(),
                 settings: KeyholdConfiguration.DeviceSettings, ownNode: String? = nil) {

@@ -6,7 +6,6 @@ import KeyholdKit
 /// One /dev/input/event* node: identity, capabilities, grab and LEDs through libevdev; events read
 /// straight from the fd (one read() per wake-up, no EAGAIN round trip) and the key state asked of
 /// the kernel (EVIOCGKEY) when it is needed: before grabbing and after SYN_DROPPED.
-/// Stored properties are `@exclusivity(unchecked)` (one thread, every key): see `KeyholdEngine`.
 public final class InputDevice: KeyboardDevice {
     public let path: String
     public let fd: Int32
@@ -18,7 +17,7 @@ public final class InputDevice: KeyboardDevice {
     public let bustype: UInt16
     /// Opened read-write, so LED values can be written (mirroring Caps Lock / Num Lock).
     public let isWritable: Bool
-    @exclusivity(unchecked) public private(set) var isGrabbed = false
+    public private(set) var isGrabbed = false
     /// Events of one read(); 64 is the kernel's per-client buffer.
     /// The read buffer, 64 events (a reader's whole kernel buffer), allocated once: a read needs
     /// no array access checks.
@@ -26,7 +25,7 @@ public final class InputDevice: KeyboardDevice {
     private static let readCapacity = 64
     /// After SYN_DROPPED the events up to the next SYN_REPORT are incomplete: they are dropped
     /// and the key state is asked of the kernel instead.
-    @exclusivity(unchecked) private var discarding = false
+    private var discarding = false
 
     /// Opens the node non-blocking. Read-write when allowed (LEDs), else read-only: EVIOCGRAB
     /// needs only read access.

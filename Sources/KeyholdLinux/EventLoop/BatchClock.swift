@@ -11,11 +11,11 @@ import KeyholdKit
 /// daemon took to wake up for it (microseconds; pacing is in milliseconds). So no clock read
 /// comes before a typed key is written.
 public final class BatchClock: TimeSource {
-    @exclusivity(unchecked) private var cached: Timestamp?
+    private var cached: Timestamp?
     /// The latest key event stamp of this batch.
-    @exclusivity(unchecked) private var eventTime: Timestamp?
+    private var eventTime: Timestamp?
     /// The latest time handed out: neither reading goes back behind it.
-    @exclusivity(unchecked) private var latest = Timestamp.zero
+    private var latest = Timestamp.zero
     public init() {}
 
     /// Now, read once per batch: for what must not come before the true time (a grab's stamp,

@@ -5,7 +5,6 @@ import Glibc
 /// waits for (input, room to write, or an urgent sysfs change); the loop sleeps in epoll_wait with
 /// no timeout, so an idle daemon makes no wake-ups. Deadlines are timerfds (see `DeadlineTimer`),
 /// signals a signalfd, and work that waits for the end of a batch is queued with `afterBatch`.
-/// Stored properties are `@exclusivity(unchecked)` (one thread, every key): see `KeyholdEngine`.
 public final class EventLoop: FileWatcher {
     public typealias Token = WatchToken
 
@@ -36,13 +35,13 @@ public final class EventLoop: FileWatcher {
     private let epfd: Int32
     /// Watches by slot; a token is the slot plus a generation above bit 32, so a token that was
     /// unwatched and whose slot was reused finds nothing.
-    @exclusivity(unchecked) private var slots: [(generation: UInt32, watch: Watch?)] = []
-    @exclusivity(unchecked) private var freeSlots: [Int] = []
-    @exclusivity(unchecked) private var stopped = false
-    @exclusivity(unchecked) private var deferred: [() -> Void] = []
+    private var slots: [(generation: UInt32, watch: Watch?)] = []
+    private var freeSlots: [Int] = []
+    private var stopped = false
+    private var deferred: [() -> Void] = []
     /// Runs each time the loop wakes up with ready descriptors, before their handlers (the
     /// daemon starts a new `BatchClock` batch).
-    @exclusivity(unchecked) public var onWake: (() -> Void)?
+    public var onWake: (() -> Void)?
 
     public init() throws(SystemError) {
         epfd = epoll_create1(Int32(EPOLL_CLOEXEC))

@@ -5,13 +5,12 @@ import KeyholdKit
 /// thread, a send to the companion, a write to the rumble device), and the key must not wait
 /// for them. The daemon calls `flush()` right after the virtual keyboard is flushed. Requests
 /// keep their order; the buffer keeps its capacity, so steady typing allocates nothing.
-/// Stored properties are `@exclusivity(unchecked)` (one thread, every key): see `KeyholdEngine`.
 public final class DeferredFeedback: AudioFeedbackEngine, HapticFeedbackEngine {
     public let audio: AudioFeedbackEngine
     public let haptic: HapticFeedbackEngine
 
     private enum Request { case audio(AudioFeedback), haptic(HapticFeedback) }
-    @exclusivity(unchecked) private var pending: [Request] = []
+    private var pending: [Request] = []
 
     public init(audio: AudioFeedbackEngine, haptic: HapticFeedbackEngine) {
         self.audio = audio

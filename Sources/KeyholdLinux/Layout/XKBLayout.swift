@@ -16,15 +16,15 @@ public final class XKBLayout: KeyboardLayout {
     public let names: XKBNames
     /// Whether RIGHTALT is AltGr (ISO_Level3_Shift) in this keymap.
     public let hasAltGr: Bool
-    // Filled once by init, then read on every key: `@exclusivity(unchecked)`, see `KeyholdEngine`.
-    @exclusivity(unchecked) private var characters: [[Character?]] = []       // [combo][evdev code]
-    @exclusivity(unchecked) private var capsLockCharacters: [[Character?]] = []   // the same with Caps Lock locked
-    @exclusivity(unchecked) private var keystrokes: [Character: Keystroke] = [:]
+    // Filled once by init, then read on every key.
+    private var characters: [[Character?]] = []       // [combo][evdev code]
+    private var capsLockCharacters: [[Character?]] = []   // the same with Caps Lock locked
+    private var keystrokes: [Character: Keystroke] = [:]
     /// The same for the ASCII characters, by code: most of what is typed, and hashing a
     /// Character for the dictionary cost more than the rest of planning a keystroke.
-    @exclusivity(unchecked) private var asciiKeystrokes = [Keystroke?](repeating: nil, count: 128)
+    private var asciiKeystrokes = [Keystroke?](repeating: nil, count: 128)
     /// Which keys are modifiers and locks, read from the keymap by pressing each key.
-    @exclusivity(unchecked) public private(set) var modifierMap: ModifierMap = .standard
+    public private(set) var modifierMap: ModifierMap = .standard
 
     public enum Error: Swift.Error, CustomStringConvertible {
         case context

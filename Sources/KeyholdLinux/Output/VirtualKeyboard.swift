@@ -7,7 +7,6 @@ import KeyholdKit
 /// called (the daemon does after every loop batch) or one by one when paced. The kernel and
 /// desktops write LED state to it; read `fd` with `readFeedback()` to learn Caps Lock / Num Lock
 /// and mirror them to the grabbed keyboards.
-/// Stored properties are `@exclusivity(unchecked)` (one thread, every key): see `KeyholdEngine`.
 public final class VirtualKeyboard: KeyEventOutput {
     public static let deviceName = "Keyhold Virtual Keyboard"
     public static let bustype = UInt16(BUS_VIRTUAL)
@@ -17,11 +16,11 @@ public final class VirtualKeyboard: KeyEventOutput {
 
     /// The uinput fd: readable when LED (or repeat-rate) events arrive.
     public let fd: Int32
-    @exclusivity(unchecked) private var uidev: OpaquePointer?
+    private var uidev: OpaquePointer?
     /// /dev/input/eventN of the virtual keyboard (nil if evdev is not loaded).
     public let devnode: String?
-    @exclusivity(unchecked) public private(set) var leds = LEDState()
-    @exclusivity(unchecked) private var writeFailed = false
+    public private(set) var leds = LEDState()
+    private var writeFailed = false
 
     /// Key codes enabled on the device: every KEY_* code, no BTN_* range (a button would make
     /// udev and libinput treat the keyboard as a mouse, joystick or tablet).
@@ -121,9 +120,9 @@ public final class VirtualKeyboard: KeyEventOutput {
     /// Events sent and not yet written: a buffer of its own for the device's lifetime, so a key
     /// sent is two stores (no array growth or uniqueness checks on the way to the write).
     private let pending: UnsafeMutablePointer<input_event>
-    @exclusivity(unchecked) private var pendingCount = 0
+    private var pendingCount = 0
     /// Whether this batch's first key is written (`flush()` ends a batch).
-    @exclusivity(unchecked) private var batchWrote = false
+    private var batchWrote = false
     private static let maximumBatch = 32
     private static let synReport: input_event = {
         var event = input_event()
