@@ -1,8 +1,3 @@
-import CEvdev
-import CLinuxShim
-import Glibc
-import KeyholdKit
-
 /// Caps Lock, Num Lock and Scroll Lock.
 public struct LEDState: Hashable, Sendable {
     public var numLock = false, capsLock = false, scrollLock = false
