@@ -213,7 +213,7 @@ final class Companion {
     }
 
     /// A click on a candidate picks it; a click anywhere else, or another window getting the
-    /// keyboard focus, closes the callout (DESIGN.md: no later key may edit another field).
+    /// keyboard focus, closes the callout (docs/ARCHITECTURE.md, Callouts: no later key may edit another field).
     private func reportPicker() {
         let clicks = typist.takeClicks(), focusChanges = typist.takeFocusChanges(), pick = overlay?.takePick()
         guard let connection, calloutOpen else { return }

@@ -5,7 +5,7 @@ import Synchronization
 
 /// Plays the daemon's audio feedback through the session's own sound server (ALSA `default`,
 /// which is PipeWire or PulseAudio on a desktop), so the system service needs no sound card
-/// (DESIGN.md, Feedback). The PCM opens on a thread of its own when the first sound comes (that
+/// (docs/ARCHITECTURE.md, Feedback). The PCM opens on a thread of its own when the first sound comes (that
 /// sound is not heard) and stays open; ALSA's audio thread writes it, so the companion's loop
 /// never waits on the sound card or the sound server.
 final class SessionSound {

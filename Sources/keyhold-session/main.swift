@@ -1,8 +1,8 @@
 import Glibc
 import KeyholdLinux
 
-// keyhold-session: Keyhold's companion in a graphical session (DESIGN.md, The session
-// companion). Started by the systemd user unit keyhold-session.service (graphical-session.target)
+// keyhold-session: Keyhold's companion in a graphical session (docs/ARCHITECTURE.md,
+// Session). Started by the systemd user unit keyhold-session.service (graphical-session.target)
 // or the XDG autostart entry; one runs per session, a second start exits at once.
 
 let usage = """

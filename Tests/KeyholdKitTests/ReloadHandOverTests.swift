@@ -1,7 +1,7 @@
 import KeyholdKit
 import XCTest
 
-/// A reload replaces the engine; what the user holds must not notice (DESIGN.md, Configuration:
+/// A reload replaces the engine; what the user holds must not notice (docs/ARCHITECTURE.md, Configuration:
 /// held keys, the layer and the locale survive a reload).
 final class ReloadHandOverTests: XCTestCase {
     func engine(_ configuration: KeyholdConfiguration, _ app: SimulatedApplication) -> KeyholdEngine {

@@ -1,4 +1,4 @@
-/// What a key press means while a callout is open (DESIGN.md, Callout selection mode).
+/// What a key press means while a callout is open (docs/ARCHITECTURE.md, Callouts).
 public enum CalloutKeyIntent: Hashable, Sendable {
     /// Replace the shown character with candidate n (1-based) and close.
     case select(Int)

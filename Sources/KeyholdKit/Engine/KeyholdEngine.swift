@@ -1,7 +1,7 @@
 /// The pure heart of Keyhold: takes key events from grabbed keyboards, decides per key whether it
 /// is forwarded unchanged or handled, turns handled keys' timing into gestures, and runs them
 /// through the services. Single-threaded and deterministic: times come from the events and from
-/// `advance(to:)`, never from a clock.
+/// `advance(to:)`, never from a clock. Its place in a key's path: docs/ARCHITECTURE.md, Data path.
 ///
 /// One thread uses it and everything a key passes through, so release builds of KeyholdKit and
 /// KeyholdLinux leave out the runtime's dynamic exclusivity checks (Package.swift).

@@ -1,4 +1,4 @@
-/// Gesture timing, in milliseconds (DESIGN.md defaults).
+/// Gesture timing, in milliseconds (docs/ARCHITECTURE.md, Gestures).
 public struct GestureSettings: Hashable, Sendable {
     public var longPressDelay: Int = 500
     public var repeatDelay: Int = 600

@@ -9,7 +9,7 @@ public enum KeystrokeStep: Hashable, Sendable {
 }
 
 /// Turns characters into keystrokes: the layout's own key when it has one, else the configured
-/// Unicode method (DESIGN.md, Output).
+/// Unicode method (docs/ARCHITECTURE.md, Output).
 public struct KeystrokePlanner {
     public var layout: KeyboardLayout
     public var unicodeMethod: UnicodeMethod

@@ -42,7 +42,7 @@ public struct OutputTarget: Hashable, Sendable, CustomStringConvertible {
 }
 
 extension UnicodeMethod {
-    /// The method to type with at `target`: `auto` picks one (DESIGN.md, Output); any other is
+    /// The method to type with at `target`: `auto` picks one (docs/ARCHITECTURE.md, Output); any other is
     /// used as configured. `companion`: the target session's `keyhold-session` is connected
     /// (shown as its backend). With the reason, for `keyhold status` and the log.
     public func resolved(for target: OutputTarget, companion: String? = nil) -> (method: UnicodeMethod, reason: String) {

@@ -1,4 +1,4 @@
-/// How characters the layout cannot type are entered (DESIGN.md, Output).
+/// How characters the layout cannot type are entered (docs/ARCHITECTURE.md, Output).
 public enum UnicodeMethod: String, Hashable, Sendable, CaseIterable {
     /// The default: chosen by where the keystrokes go (`resolved(for:)`), again whenever the
     /// active session changes: `console` on a text VT; in a graphical session `session` when its

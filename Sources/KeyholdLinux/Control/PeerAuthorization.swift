@@ -1,6 +1,6 @@
 import Glibc
 
-/// Who may do what on the control socket (DESIGN: Privileges), decided from the peer's
+/// Who may do what on the control socket (docs/ARCHITECTURE.md, Privileges), decided from the peer's
 /// credentials (SO_PEERCRED, SO_PEERGROUPS), never from the socket file's mode: root and the
 /// daemon's own user may do everything; members of `group` get status, reload, pause, resume
 /// and monitor without key content; anyone else only what the companion role allows (the

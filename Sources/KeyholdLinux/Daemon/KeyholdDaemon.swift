@@ -5,7 +5,7 @@ import KeyholdKit
 /// `EngineFactory`), whose output the `OutputQueue` types on the virtual keyboard, all on one
 /// epoll loop (device fds, hotplug, one deadline timerfd, a signalfd, the uinput fd for LEDs,
 /// the control socket). Reloading is in `KeyholdDaemon+Reload.swift`, the session companion and
-/// the control socket in `KeyholdDaemon+Session.swift`.
+/// the control socket in `KeyholdDaemon+Session.swift` (docs/ARCHITECTURE.md, Data path, Threads).
 ///
 ///     let daemon = try KeyholdDaemon(configuration: config) { try (ConfigurationLoader.load(path: p), p) }
 ///     daemon.prepareEngine = { engine in engine.services.calloutActionProvider = MyProvider() }

@@ -1,7 +1,7 @@
 import KeyholdKit
 
 /// Audio and haptic engines that are reopened off the playing thread: the daemon's across
-/// reloads (DESIGN.md, Configuration: feedback devices are closed before they are reopened, off
+/// reloads (docs/ARCHITECTURE.md, Configuration: feedback devices are closed before they are reopened, off
 /// the input thread), the companion's sound when it first plays. Plays go to the engines open
 /// now. `reopen` makes it silent at once; a thread of its own then closes the old engines
 /// (letting a sound in progress end, erasing rumble effects) and opens the new ones, which take

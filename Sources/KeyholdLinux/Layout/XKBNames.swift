@@ -28,7 +28,7 @@ public struct XKBNames: Hashable, Sendable, CustomStringConvertible {
     /// the XKB keys of /etc/vconsole.conf.
     public static let systemFiles = ["/etc/X11/xorg.conf.d/00-keyboard.conf", "/etc/default/keyboard", "/etc/vconsole.conf"]
 
-    /// DESIGN.md, Output: the layout from the configuration, else the first of `files` that
+    /// docs/ARCHITECTURE.md, Output: the layout from the configuration, else the first of `files` that
     /// names one (XKB layout, variant, options, model), else `us`. Variant and options from the
     /// configuration override the file's.
     public static func resolve(_ output: KeyholdConfiguration.OutputSettings, files: [String] = systemFiles) -> XKBNames {

@@ -1,6 +1,6 @@
 import KeyholdKit
 
-/// Audio feedback that plays where the user is (DESIGN.md, Feedback): while the companion of the
+/// Audio feedback that plays where the user is (docs/ARCHITECTURE.md, Feedback): while the companion of the
 /// session in front is connected, it plays each sound through that session's own sound server, so
 /// the system service needs no sound card; without one, the daemon's ALSA engine plays it.
 public final class SessionAudioEngine: AudioFeedbackEngine {
