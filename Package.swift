@@ -85,5 +85,8 @@ let package = Package(
         .testTarget(name: "KeyholdLinuxTests", dependencies: ["KeyholdLinux", "KeyholdKit"]),
         // keyhold-session's parts that need no display: the Wayland virtual keyboard's keymap.
         .testTarget(name: "KeyholdSessionTests", dependencies: ["CSessionWayland", "CXKBCommon"]),
+        // The engine cases of Tests/Fixtures/simulate, each run as `keyhold simulate` runs it, and
+        // the README's simulate examples checked against them.
+        .testTarget(name: "SimulationFixtureTests", dependencies: ["KeyholdKit", "KeyholdLinux"]),
     ]
 )
