@@ -20,7 +20,7 @@ extension SimulationFixture {
 
     /// Runs the case as `keyhold simulate` does (SimulateCommand.run): the configuration through
     /// the TOML loader (the embedded default when the case has none, never /etc/keyhold), then
-    /// `--locale`, the layout the configuration names, and a keyboard controller's engine.
+    /// `--locale`, the daemon's layout with no system file read, and a keyboard controller's engine.
     func run() throws -> Outcome {
         var configuration: KeyholdConfiguration
         do {
@@ -31,10 +31,8 @@ extension SimulationFixture {
             guard configuration.callouts.isKnownLocale(locale) else { throw RunError(description: "unknown callout locale '\(locale)'") }
             configuration.callouts.locales = [locale]
         }
-        var layout: KeyboardLayout = USLayout()
-        if configuration.output.layout != nil {
-            do { layout = try XKBLayout(XKBNames.resolve(configuration.output)) } catch { throw RunError(description: "\(error)") }
-        }
+        let layout: KeyboardLayout
+        do { (layout, _) = try KeyholdDaemon.makeLayout(configuration.output, files: []) } catch { throw RunError(description: "\(error)") }
         let parsed: SimulationScript
         do { parsed = try SimulationScript(script) } catch { throw RunError(description: "script: \(error)") }
         let simulator = Simulator(controller: KeyboardInputViewController.self, configuration: configuration, layout: layout)
