@@ -1,4 +1,5 @@
 import KeyholdKit
+import KeyholdTestSupport
 import XCTest
 
 /// Bound keys as users write them in `[bindings]`: modifiers that become layer keys, gestures
@@ -57,12 +58,8 @@ final class BindingTests: XCTestCase {
     /// Forwarded keys get KeyboardKit's standard feedback too: a click for a letter, the delete
     /// sound for Backspace and its kernel repeats, the system sound for Enter.
     func testForwardedKeysGiveStandardFeedback() {
-        final class Sounds: AudioFeedbackEngine {
-            var played: [AudioFeedback] = []
-            func play(_ feedback: AudioFeedback) { played.append(feedback) }
-        }
         let s = Simulator()
-        let sounds = Sounds()
+        let sounds = AudioFeedbackRecorder()
         s.engine.services.audioEngine = sounds
         s.run(try! SimulationScript("d:x u:x d:backspace r:backspace u:backspace d:enter u:enter d:space u:space"))
         XCTAssertEqual(s.lines("forward").filter { $0.hasSuffix("down") }.count, 4)
