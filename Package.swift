@@ -87,12 +87,17 @@ let package = Package(
                           linkerSettings: staticSwiftRuntime),
         // Prints engine throughput; run with `swift run -c release KeyholdBenchmarks`.
         .executableTarget(name: "KeyholdBenchmarks", dependencies: ["KeyholdKit", "KeyholdLinux"]),
-        .testTarget(name: "KeyholdKitTests", dependencies: ["KeyholdKit"]),
+        // The fakes several test targets use (an output recorder, feedback recorders), written once.
+        .target(name: "KeyholdTestSupport", dependencies: ["KeyholdKit"], path: "Tests/KeyholdTestSupport"),
+        .testTarget(name: "KeyholdKitTests", dependencies: ["KeyholdKit", "KeyholdTestSupport"]),
         // KeyboardKit's article samples as printed, compiled against KeyholdKit and run.
-        .testTarget(name: "SeedSampleTests", dependencies: ["KeyholdKit"]),
+        .testTarget(name: "SeedSampleTests", dependencies: ["KeyholdKit", "KeyholdTestSupport"]),
         // Linux adapters that run on any host: xkbcommon layouts, ALSA through a file PCM.
-        .testTarget(name: "KeyholdLinuxTests", dependencies: ["KeyholdLinux", "KeyholdKit"]),
+        .testTarget(name: "KeyholdLinuxTests", dependencies: ["KeyholdLinux", "KeyholdKit", "KeyholdTestSupport"]),
         // keyhold-session's parts that need no display: the Wayland virtual keyboard's keymap.
         .testTarget(name: "KeyholdSessionTests", dependencies: ["CSessionWayland", "CXKBCommon"]),
+        // The engine cases of Tests/Fixtures/simulate, each run as `keyhold simulate` runs it, and
+        // the README's simulate examples checked against them.
+        .testTarget(name: "SimulationFixtureTests", dependencies: ["KeyholdKit", "KeyholdLinux"]),
     ]
 )

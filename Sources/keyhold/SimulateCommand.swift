@@ -26,12 +26,10 @@ struct SimulateCommand: ParsableCommand {
             guard configuration.callouts.isKnownLocale(locale) else { throw failure("unknown callout locale '\(locale)'") }
             configuration.callouts.locales = [locale]
         }
-        // The layout the configuration names ([output] layout), else US: simulating does not
-        // depend on this machine's /etc/default/keyboard.
-        var layout: KeyboardLayout = USLayout()
-        if configuration.output.layout != nil {
-            do { layout = try XKBLayout(XKBNames.resolve(configuration.output)) } catch { throw failure("\(error)") }
-        }
+        // The daemon's layout, variant and options, on us where the daemon would read the
+        // system's layout: a simulation does not depend on this machine's /etc/default/keyboard.
+        let layout: KeyboardLayout
+        do { (layout, _) = try KeyholdDaemon.makeLayout(configuration.output, files: []) } catch { throw failure("\(error)") }
         let parsed: SimulationScript
         do { parsed = try SimulationScript(script) } catch { throw failure("\(error)") }
         let simulator = Simulator(controller: KeyboardInputViewController.self, configuration: configuration, layout: layout, recordsTrace: trace)

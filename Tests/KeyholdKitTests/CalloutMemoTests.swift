@@ -1,15 +1,11 @@
 import KeyholdKit
+import KeyholdTestSupport
 import XCTest
 
 /// The engine remembers which keys have callouts (`CalloutMemo`) only while nothing that answer
 /// depends on changes: each test changes one thing between two holds of x, which has no callouts
 /// at first, and checks that the second hold opens a callout.
 final class CalloutMemoTests: XCTestCase {
-    final class Recorder: KeyEventOutput {
-        var sent: [String] = []
-        func send(_ key: KeyCode, _ state: KeyState) { sent.append("\(key.name) \(state)") }
-    }
-
     /// Holds x for 600 ms (past the long press) and says whether a callout opened.
     private func holdX(_ engine: KeyholdEngine, at ms: Int64) -> Bool {
         engine.handle(KeyEvent(.x, .down, at: .milliseconds(ms)))
@@ -26,7 +22,7 @@ final class CalloutMemoTests: XCTestCase {
     }
 
     func testTheProvidersOwnCandidates() {
-        let engine = KeyholdEngine(output: Recorder())
+        let engine = KeyholdEngine(output: KeyEventRecorder())
         XCTAssertFalse(holdX(engine, at: 0), "x has no callouts")
         standard(engine).customCandidates["x"] = ["ẋ"]
         XCTAssertTrue(holdX(engine, at: 1_000), "x has the candidate added since")
@@ -35,7 +31,7 @@ final class CalloutMemoTests: XCTestCase {
     }
 
     func testTheLocale() {
-        let engine = KeyholdEngine(output: Recorder())
+        let engine = KeyholdEngine(output: KeyEventRecorder())
         standard(engine).localizedProviders.append(TableCalloutActionProvider(localeKey: "zz", table: ["x": ["ẋ"]]))
         XCTAssertFalse(holdX(engine, at: 0), "x has no callouts in en")
         engine.services.keyboardContext.locales = ["en", "zz"]
@@ -57,7 +53,7 @@ final class CalloutMemoTests: XCTestCase {
     }
 
     func testTheLayout() {
-        let engine = KeyholdEngine(output: Recorder())
+        let engine = KeyholdEngine(output: KeyEventRecorder())
         XCTAssertFalse(holdX(engine, at: 0))
         engine.services.layout = XTypesE()
         XCTAssertTrue(holdX(engine, at: 1_000), "x types e, which has callouts")
@@ -77,7 +73,7 @@ final class CalloutMemoTests: XCTestCase {
 
     /// Each Shift and Caps Lock state has its own answer.
     func testShiftAndCapsLock() {
-        let engine = KeyholdEngine(output: Recorder(), layout: ShiftXTypesE())
+        let engine = KeyholdEngine(output: KeyEventRecorder(), layout: ShiftXTypesE())
         XCTAssertFalse(holdX(engine, at: 0), "x")
         engine.handle(KeyEvent(.leftShift, .down, at: .milliseconds(1_000)))
         XCTAssertTrue(holdX(engine, at: 1_000), "Shift+x types e")
@@ -100,7 +96,7 @@ final class CalloutMemoTests: XCTestCase {
     }
 
     func testAnotherProviderIsAskedEveryTime() {
-        let engine = KeyholdEngine(output: Recorder())
+        let engine = KeyholdEngine(output: KeyEventRecorder())
         let provider = Switchable()
         engine.services.calloutActionProvider = provider
         XCTAssertFalse(holdX(engine, at: 0))
@@ -113,7 +109,7 @@ final class CalloutMemoTests: XCTestCase {
     /// A standard provider put in place of another after keys were answered starts the memo
     /// over: x, which had no callouts, has them with the new provider's own candidates.
     func testAReplacedStandardProviderStartsOver() {
-        let engine = KeyholdEngine(output: Recorder())
+        let engine = KeyholdEngine(output: KeyEventRecorder())
         XCTAssertFalse(holdX(engine, at: 0))
         engine.services.calloutActionProvider = StandardCalloutActionProvider(
             keyboardContext: engine.services.keyboardContext, customCandidates: ["x": ["ẋ"]])

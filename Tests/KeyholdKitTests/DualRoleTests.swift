@@ -3,56 +3,11 @@ import XCTest
 
 /// Dual-role keys (`capslock = { tap = "escape", hold = "control" }`, keyd's overload), the
 /// handler's say over every gesture, and the keypad under Num Lock: exact traces on a virtual clock.
+/// Cases that are only a script and what it types or traces are fixtures in Tests/Fixtures/simulate
+/// (dual-role-*).
 final class DualRoleTests: XCTestCase {
     static let capsControl = configuration {
         $0.bindings = KeyBindings([.alphabetic: [.capsLock: KeyBinding(tap: .escape, hold: .control)]])
-    }
-
-    func testTapIsEscape() {
-        let s = simulate("d:capslock t:120 u:capslock", Self.capsControl)
-        XCTAssertEqual(s.lines("out"), ["0ms leftctrl down", "120ms leftctrl up", "120ms esc down", "120ms esc up"])
-        XCTAssertEqual(s.lines("gesture"), [
-            "0ms capslock press control", "120ms capslock release control",
-            "120ms capslock press escape", "120ms capslock release escape",
-        ])
-    }
-
-    func testHoldWithCIsControlC() {
-        let s = simulate("d:capslock t:300 d:c t:80 u:c t:100 u:capslock", Self.capsControl)
-        XCTAssertEqual(s.lines("out"), ["0ms leftctrl down", "300ms c down", "380ms c up", "480ms leftctrl up"])
-        XCTAssertEqual(s.application.text, "\u{03}")
-    }
-
-    /// c 30 ms after Caps: the modifier is already down, so it is Ctrl+C, not "escape c".
-    func testCWithin50msIsStillControlC() {
-        let s = simulate("d:capslock t:30 d:c t:40 u:c t:10 u:capslock", Self.capsControl)
-        XCTAssertEqual(s.lines("out"), ["0ms leftctrl down", "30ms c down", "70ms c up", "80ms leftctrl up"])
-        XCTAssertEqual(s.application.text, "\u{03}")
-    }
-
-    /// A fast roll, Caps released before c or after it: Ctrl+C either way, no Escape.
-    func testFastRollInEitherReleaseOrder() {
-        let capsFirst = simulate("d:capslock t:20 d:c t:20 u:capslock t:20 u:c", Self.capsControl)
-        XCTAssertEqual(capsFirst.lines("out"), ["0ms leftctrl down", "20ms c down", "40ms leftctrl up", "60ms c up"])
-        XCTAssertEqual(capsFirst.application.text, "\u{03}")
-        let cFirst = simulate("d:capslock t:20 d:c t:20 u:c t:20 u:capslock", Self.capsControl)
-        XCTAssertEqual(cFirst.lines("out"), ["0ms leftctrl down", "20ms c down", "40ms c up", "60ms leftctrl up"])
-        XCTAssertEqual(cFirst.application.text, "\u{03}")
-    }
-
-    /// Held alone past the long-press delay: the hold was meant, nothing is typed.
-    func testHeldAlonePastTheThresholdTypesNothing() {
-        let s = simulate("d:capslock t:700 u:capslock", Self.capsControl)
-        XCTAssertEqual(s.lines("out"), ["0ms leftctrl down", "700ms leftctrl up"])
-        XCTAssertEqual(s.application.text, "")
-        XCTAssertEqual(s.calloutOpens, 0)
-    }
-
-    /// A Ctrl-held letter with callouts is a shortcut: no long press, no callout.
-    func testHoldModifierMakesLettersShortcuts() {
-        let s = simulate("d:capslock d:e t:700 u:e u:capslock", Self.capsControl)
-        XCTAssertEqual(s.calloutOpens, 0)
-        XCTAssertEqual(s.lines("out"), ["0ms leftctrl down", "0ms e down", "700ms e up", "700ms leftctrl up"])
     }
 
     /// A layer held on a key: two keys of the layer while it is down, the base layer after.
@@ -97,15 +52,6 @@ final class DualRoleTests: XCTestCase {
         XCTAssertFalse(s.application.events.contains { $0.key == .leftCtrl || $0.key == .esc })
         XCTAssertEqual(s.calloutOpens, 0)
         XCTAssertTrue(s.application.keyState.downKeys.isEmpty)
-    }
-
-    /// `press`/`long_press` keep their meaning: press runs on every press.
-    func testPressAndLongPressKeepTheirMeaning() {
-        let c = configuration {
-            $0.bindings = KeyBindings([.alphabetic: [.capsLock: KeyBinding([.press: .escape, .longPress: .text("L")])]])
-        }
-        XCTAssertEqual(simulate("d:capslock t:700 u:capslock", c).lines("out").first, "0ms esc down")
-        XCTAssertEqual(simulate("d:capslock t:700 u:capslock", c).application.text, "L")
     }
 
     /// Releasing everything (unplug, stop) with a dual-role key down lets its modifier go and
@@ -165,14 +111,11 @@ final class DualRoleTests: XCTestCase {
     // MARK: - Keypad digits
 
     /// Keypad digits pick a candidate only with Num Lock on; off, they are cursor keys and type
-    /// through (keeping what is shown).
+    /// through, keeping what is shown (the fixture callout-keypad-digits-type-through-without-num-lock).
     func testKeypadDigitsPickOnlyWithNumLock() {
         let on = Simulator()
         on.engine.services.keyboardContext.isNumLockOn = true
         _ = try? on.run("d:e t:600 u:e d:kp2 u:kp2")
         XCTAssertEqual(on.lines("callout").last, "600ms close é")
-        let off = simulate("d:e t:600 u:e d:kp2 u:kp2")
-        XCTAssertEqual(off.lines("callout").last, "600ms close e")
-        XCTAssertEqual(off.lines("out").suffix(2), ["600ms kp2 down", "600ms kp2 up"])
     }
 }

@@ -1,6 +1,7 @@
 import KeyholdKit
 import XCTest
 
+/// Cases that are only a script and what it types or traces are fixtures in Tests/Fixtures/simulate.
 final class GestureTests: XCTestCase {
     /// A paragraph typed at 150 words per minute (80 ms a character) with every key held 130 ms,
     /// so each key goes down before the previous one is up; one key with callouts (the `u` of
@@ -41,104 +42,6 @@ final class GestureTests: XCTestCase {
             "450ms in q up", "450ms forward q up", "450ms out q up",
             "480ms in i down", "480ms gesture i press character:i",
         ])
-    }
-
-    /// Rollover cancels only the pending long press of keys held before: the same hold with no
-    /// other key pressed opens the callout at exactly 500 ms.
-    func testRolloverCancelsThePendingLongPress() {
-        let held = simulate("d:o t:100 d:w t:30 u:w t:570 u:o")
-        XCTAssertEqual(held.application.text, "ow")
-        XCTAssertEqual(held.calloutOpens, 0)
-        let alone = simulate("d:o t:700 u:o")
-        XCTAssertEqual(alone.lines("gesture"), ["0ms o press character:o", "500ms o longPress character:o", "700ms o release character:o"])
-        XCTAssertEqual(alone.calloutOpens, 1)
-    }
-
-    func testLongPressNeedsTheFullDelay() {
-        XCTAssertEqual(simulate("d:e t:499 u:e d:2 u:2").application.text, "e2")
-        XCTAssertEqual(simulate("d:e t:500 u:e d:2 u:2").application.text, "é")
-    }
-
-    func testGestureTimingIsConfigurable() {
-        let fast = configuration { $0.gestures.longPressDelay = 200 }
-        XCTAssertEqual(simulate("d:e t:250 u:e d:2 u:2", fast).application.text, "é")
-    }
-
-    func testRepeatOnBoundKey() {
-        // Caps Lock bound to backspace: held 700 ms it deletes on press, at 600, 640 and 680 ms.
-        let c = configuration { $0.bindings = KeyBindings([.alphabetic: [.capsLock: KeyBinding(press: .backspace)]]) }
-        let s = simulate("d:a u:a d:b u:b d:c u:c d:d u:d d:f u:f d:g u:g d:capslock t:700 u:capslock", c)
-        XCTAssertEqual(s.application.text, "ab")
-        XCTAssertEqual(s.lines("gesture").filter { $0.contains("capslock") }, [
-            "0ms capslock press backspace",
-            "600ms capslock repeatPress backspace",
-            "640ms capslock repeatPress backspace",
-            "680ms capslock repeatPress backspace",
-            "700ms capslock release backspace",
-        ])
-    }
-
-    func testAnotherKeyStopsRepeat() {
-        let c = configuration { $0.bindings = KeyBindings([.alphabetic: [.f1: KeyBinding(press: .text("x"))]]) }
-        // .text does not repeat; .character does.
-        XCTAssertEqual(simulate("d:f1 t:700 u:f1", c).application.text, "x")
-        let r = configuration { $0.bindings = KeyBindings([.alphabetic: [.f1: KeyBinding(press: .character("x"))]]) }
-        XCTAssertEqual(simulate("d:f1 t:650 d:q t:100 u:q u:f1", r).application.text, "xxxq")
-    }
-
-    func testDoubleTapOnBoundKey() {
-        let c = configuration {
-            $0.bindings = KeyBindings([.alphabetic: [.f1: KeyBinding([.press: .text("a"), .doubleTap: .text("!")])]])
-        }
-        let s = simulate("d:f1 t:50 u:f1 t:100 d:f1 t:50 u:f1", c)
-        XCTAssertEqual(s.application.text, "aa!")
-        XCTAssertEqual(s.lines("gesture"), [
-            "0ms f1 press text:a", "50ms f1 release text:a",
-            "150ms f1 press text:a", "200ms f1 release text:a", "200ms f1 doubleTap text:!",
-        ])
-        // Too slow: no double tap.
-        XCTAssertEqual(simulate("d:f1 t:50 u:f1 t:250 d:f1 t:50 u:f1", c).application.text, "aa")
-        // A third quick tap starts a new pair rather than doubling again.
-        XCTAssertEqual(simulate("d:f1 u:f1 t:50 d:f1 u:f1 t:50 d:f1 u:f1", c).application.text, "aa!a")
-    }
-
-    func testLongPressBindingTapsItsAction() {
-        let c = configuration {
-            $0.bindings = KeyBindings([.alphabetic: [.capsLock: KeyBinding([.press: .none, .longPress: .key(.esc)])]])
-        }
-        let s = simulate("d:capslock t:600 u:capslock", c)
-        XCTAssertEqual(s.lines("out"), ["500ms esc down", "500ms esc up"])
-    }
-
-    func testBoundModifierIsHeldUntilRelease() {
-        let c = configuration { $0.bindings = KeyBindings([.alphabetic: [.capsLock: KeyBinding(press: .control)]]) }
-        let s = simulate("d:capslock d:c u:c u:capslock", c)
-        XCTAssertEqual(s.lines("out"), ["0ms leftctrl down", "0ms c down", "0ms c up", "0ms leftctrl up"])
-        XCTAssertEqual(s.application.text, "\u{03}")
-    }
-
-    func testLayersSwitchBindings() {
-        let c = configuration {
-            $0.bindings = KeyBindings([
-                .alphabetic: [.f1: KeyBinding(press: .keyboardType(.symbolic))],
-                .symbolic: [.j: KeyBinding(press: .text("("))],
-            ])
-        }
-        XCTAssertEqual(simulate("d:j u:j d:f1 u:f1 d:j u:j d:f1 u:f1 d:j u:j", c).application.text, "j(j")
-    }
-
-    /// One repeat policy: a forwarded key is held down on the output, which repeats it itself;
-    /// the grabbed keyboard's kernel repeats are not passed on, so the trace is what the virtual
-    /// keyboard is sent.
-    func testForwardedKeysKeepOrderAndLeaveRepeatsToTheOutput() {
-        let s = simulate("d:x r:x r:x u:x d:1 u:1")
-        XCTAssertEqual(s.application.text, "x1")
-        XCTAssertEqual(s.lines("out"), ["0ms x down", "0ms x up", "0ms 1 down", "0ms 1 up"])
-    }
-
-    func testUpOfNeverPressedKeyIsDropped() {
-        let s = simulate("u:a u:e u:leftshift d:b u:b")
-        XCTAssertEqual(s.lines("out"), ["0ms b down", "0ms b up"])
     }
 
     func testPanicEscapeCallsOut() {

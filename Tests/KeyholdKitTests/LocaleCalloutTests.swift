@@ -105,23 +105,6 @@ final class LocaleCalloutTests: XCTestCase {
         XCTAssertEqual(candidates("i", ["tr"]).first, "ı")
     }
 
-    /// `[callouts.locale.NAME]`: a locale of the user's own, listed like any other.
-    func testCustomLocaleFromConfiguration() throws {
-        let c = try ConfigurationLoader.load(text: """
-            [callouts]
-            locales = ["fr-linguist", "pl"]
-            [callouts.locale.fr-linguist]
-            base = "fr"
-            e = ["é", "ə"]
-            """, file: "x.toml")
-        XCTAssertEqual(simulate("d:e t:600 u:e d:2 u:2", c).application.text, "ə")
-        XCTAssertEqual(simulate("d:a t:600 u:a d:1 u:1", c).application.text, "à", "the rest comes from base fr")
-        XCTAssertEqual(simulate("d:z t:600 u:z d:1 u:1", c).application.text, "ź", "pl merged after it")
-        let replacesFr = try ConfigurationLoader.load(text: "[callouts]\nlocales = [\"fr\"]\n[callouts.locale.fr]\ne = [\"ɛ\"]\n", file: "x.toml")
-        XCTAssertEqual(simulate("d:e t:600 u:e d:1 u:1", replacesFr).application.text, "ɛ")
-        XCTAssertEqual(simulate("d:e t:600 u:e d:2 u:2", replacesFr).application.text, "e2", "only ɛ: fr replaced, no base")
-    }
-
     /// One localized provider per locale, as in KeyboardKit: replacing one changes that locale only.
     func testLocalizedProviderReplacesOneLocale() {
         final class Esperanto: TableCalloutActionProvider {
@@ -140,22 +123,6 @@ final class LocaleCalloutTests: XCTestCase {
         XCTAssertEqual(provider.calloutActions(for: .character("u")), [.character("ŭ")])
         context.locales = ["fr"]; context.locale = "fr"
         XCTAssertEqual(provider.calloutActions(for: .character("x")), [])
-    }
-
-    func testSimulatePolishSecondCandidate() {
-        let pl = configuration { $0.callouts.locales = ["pl"] }
-        XCTAssertEqual(simulate("d:z t:600 u:z t:50 d:2 t:30 u:2", pl).application.text, "ż")
-        XCTAssertEqual(simulate("d:leftshift d:z t:600 u:z t:50 d:2 t:30 u:2 u:leftshift", pl).application.text, "Ż")
-    }
-
-    func testNextLocaleCyclesWithFeedbackAndTrace() {
-        let c = configuration {
-            $0.callouts.locales = ["en", "pl"]
-            $0.bindings = KeyBindings([.alphabetic: [.f1: KeyBinding(press: .nextLocale)]])
-        }
-        let s = simulate("d:z t:600 u:z d:1 u:1 d:f1 u:f1 d:z t:600 u:z d:1 u:1 d:f1 u:f1 d:z t:600 u:z d:1 u:1", c)
-        XCTAssertEqual(s.application.text, "žźž")
-        XCTAssertEqual(s.lines("locale").map { $0.split(separator: " ").last.map(String.init) ?? "" }, ["pl", "en"])
     }
 
     /// A character the layout types directly is still offered, but typed as its key.

@@ -1,24 +1,16 @@
 import KeyholdKit
+import KeyholdTestSupport
 import XCTest
 
 /// The output queue on a virtual clock: order kept, bursts bounded, pacing by deadline.
 final class OutputQueueTests: XCTestCase {
-    /// Records what reaches the device, with the virtual time it arrived.
-    final class Device: KeyEventOutput {
-        var clock = Timestamp.zero
-        var written: [String] = []
-        func send(_ key: KeyCode, _ state: KeyState) {
-            written.append("\(clock.microseconds)us \(key) \(state == .down ? "down" : state == .up ? "up" : "repeat")")
-        }
-    }
-
-    func make(_ pacing: OutputQueue.Pacing = .init(burst: 16, pauseMicroseconds: 2_000)) -> (OutputQueue, Device) {
-        let device = Device()
+    func make(_ pacing: OutputQueue.Pacing = .init(burst: 16, pauseMicroseconds: 2_000)) -> (OutputQueue, KeyEventRecorder) {
+        let device = KeyEventRecorder()
         return (OutputQueue(sink: device, pacing: pacing, clock: { device.clock }), device)
     }
 
     /// Runs the daemon's timer: advance to each deadline and drain, until nothing waits.
-    func runTimer(_ queue: OutputQueue, _ device: Device) {
+    func runTimer(_ queue: OutputQueue, _ device: KeyEventRecorder) {
         while let due = queue.nextDeadline {
             XCTAssertGreaterThan(due, device.clock, "a deadline in the past would spin the loop")
             device.clock = due
@@ -136,5 +128,12 @@ final class AutoUnicodeMethodTests: XCTestCase {
         _ = try? s.run("d:e t:600 u:e d:2 u:2")
         XCTAssertEqual(s.application.text, "é")
         XCTAssertTrue(s.application.events.contains { $0.key == .u }, "typed as Ctrl+Shift+U e9")
+    }
+}
+
+private extension KeyEventRecorder {
+    /// What reached the device, with the virtual time it arrived: `2000us a down`.
+    var written: [String] {
+        transitions.map { "\($0.time.microseconds)us \($0.key) \($0.state == .down ? "down" : $0.state == .up ? "up" : "repeat")" }
     }
 }

@@ -1,18 +1,11 @@
 import KeyholdKit
+import KeyholdTestSupport
 import XCTest
 
 /// The standard handler runs its own gestures as values (no closure per key) when it is exactly
 /// `StandardKeyboardActionHandler`; a subclass gets the closures of `action(for:on:)`. Both must do
 /// the same thing for every gesture on every kind of action.
 final class StandardActionHandlerTests: XCTestCase {
-    /// A subclass that overrides nothing: it takes the closure path.
-    final class Subclassed: StandardKeyboardActionHandler {}
-
-    final class Recorder: KeyEventOutput {
-        var events: [String] = []
-        func send(_ key: KeyCode, _ state: KeyState) { events.append("\(key) \(state)") }
-    }
-
     static let actions: [KeyboardAction] = [
         .character("e"), .character("x"), .text("hi"), .emoji("😀"), .space, .tab, .primary(.return), .backspace,
         .escape, .moveCursorBackward, .moveCursorForward, .shift, .control, .option, .command, .capsLock,
@@ -27,10 +20,10 @@ final class StandardActionHandlerTests: XCTestCase {
         var lines: [String] = []
         for gesture in Self.gestures {
             for action in Self.actions {
-                let recorder = Recorder()
+                let recorder = KeyEventRecorder()
                 let services = KeyboardServices(configuration: configuration { $0.callouts.locales = ["en", "pl"] },
                                                 output: recorder)
-                if subclassed { installActionHandler(in: services, Subclassed.init) }
+                if subclassed { installActionHandler(in: services, SubclassedActionHandler.init) }
                 let handler = services.actionHandler, context = services.keyboardContext
                 services.keyboardContext.currentKey = .e
                 let can = handler.canHandle(gesture, on: action)
@@ -68,7 +61,7 @@ final class StandardActionHandlerTests: XCTestCase {
             + "d:backspace t:700 u:backspace d:space u:space d:y t:600 u:y"
         func typed(subclassed: Bool) -> [String] {
             let s = Simulator(configuration: configuration { $0.callouts.locales = ["en", "pl"] })
-            if subclassed { installActionHandler(in: s.engine.services, Subclassed.init) }
+            if subclassed { installActionHandler(in: s.engine.services, SubclassedActionHandler.init) }
             s.run(try! SimulationScript(script))
             return [s.application.text, "\(s.calloutOpens) callouts"] + s.lines("gesture") + s.lines("out")
         }

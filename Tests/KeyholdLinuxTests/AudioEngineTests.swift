@@ -1,6 +1,7 @@
 import Glibc
 import KeyholdKit
 @testable import KeyholdLinux
+import KeyholdTestSupport
 import XCTest
 
 /// The ALSA engine against ALSA's `file` plugin: this host has no sound card, so named PCMs
@@ -408,13 +409,8 @@ extension AudioEngineTests {
 
 /// The daemon's sounds go to the companion in front while there is one, else to its own engine.
 final class SessionAudioEngineTests: XCTestCase {
-    final class Recorder: AudioFeedbackEngine {
-        var played: [AudioFeedback] = []
-        func play(_ feedback: AudioFeedback) { played.append(feedback) }
-    }
-
     func testSoundsFollowTheCompanion() {
-        let local = Recorder()
+        let local = AudioFeedbackRecorder()
         let engine = SessionAudioEngine(local: local)
         var companionHas: [AudioFeedback] = []
         var companionConnected = true

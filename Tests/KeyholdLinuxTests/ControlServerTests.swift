@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import KeyholdKit
 @testable import KeyholdLinux
+import KeyholdTestSupport
 import XCTest
 
 /// The control socket on a real unix socket, with the server on its own `EventLoop` thread and
@@ -610,18 +611,12 @@ final class CompanionHandler: ControlHandler, @unchecked Sendable {
     }
 }
 
-/// Records what the engine typed.
-final class OutputRecorder: KeyEventOutput {
-    var events: [String] = []
-    func send(_ key: KeyCode, _ state: KeyState) { events.append("\(key) \(state.rawValue)") }
-}
-
 /// An engine on the loop thread typing a script with callouts, in chunks, with an observer;
 /// `baseline` is the same script through an engine without one.
 final class TypingRig: @unchecked Sendable {
     let loop: LoopThread
     let engine: KeyholdEngine
-    let recorder = OutputRecorder()
+    let recorder = KeyEventRecorder()
     let events: [KeyEvent]
     let end: Timestamp
     private var next = 0
@@ -635,7 +630,7 @@ final class TypingRig: @unchecked Sendable {
             + "d:space u:space d:a t:700 u:a d:esc u:esc d:leftshift d:u t:620 u:u d:3 u:3 u:leftshift d:t u:t t:250 "
         let script = try SimulationScript(String(repeating: word, count: repetitions))
         (events, end) = script.events(startingAt: .milliseconds(1000))
-        let reference = OutputRecorder()
+        let reference = KeyEventRecorder()
         let plain = KeyholdEngine(configuration: KeyholdConfiguration(), output: reference, layout: USLayout())
         for e in events { plain.handle(e) }
         plain.advance(to: end)

@@ -48,24 +48,6 @@ final class KeymapModifierTests: XCTestCase {
         XCTAssertEqual(caps.application.text, "é")
     }
 
-    /// `lv3:caps_switch` makes Caps Lock AltGr, a modifier only the keymap knows. Held while a
-    /// callout picks é, it is lifted around the synthetic Backspace and é and pressed again after.
-    func testKeymapOnlyModifierIsLiftedAroundSyntheticOutput() throws {
-        let s = try simulator(options: "lv3:caps_switch")
-        _ = try s.run("d:e t:600 u:e d:capslock t:10 d:2 u:2 t:10 u:capslock")
-        // Each synthetic operation (the Backspace, then é by the console method) lifts AltGr
-        // first and presses it again after, so neither goes out as AltGr+key.
-        XCTAssertEqual(s.lines("out"), [
-            "0ms e down", "0ms e up",
-            "600ms capslock down",
-            "610ms capslock up", "610ms backspace down", "610ms backspace up", "610ms capslock down",
-            "610ms capslock up", "610ms leftalt down", "610ms kp2 down", "610ms kp2 up", "610ms kp3 down", "610ms kp3 up",
-            "610ms kp3 down", "610ms kp3 up", "610ms leftalt up", "610ms capslock down",
-            "620ms capslock up",
-        ])
-        XCTAssertEqual(s.application.text, "é")
-    }
-
     /// The standard map without a keymap (the built-in US layout) is the evdev default.
     func testBuiltInLayoutUsesTheStandardMap() {
         let map = USLayout().modifierMap

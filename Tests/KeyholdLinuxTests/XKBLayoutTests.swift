@@ -216,6 +216,31 @@ final class XKBNamesTests: XCTestCase {
         XCTAssertEqual(names.layoutName, "pl")
         XCTAssertEqual(names.source, vconsole)
     }
+
+    /// The daemon and `keyhold simulate` resolve `[output]` with one function; simulate reads no
+    /// system file, so it has `us` where the daemon has the system's layout, and the configured
+    /// variant and options the same (ctrl:nocaps: Caps Lock is Ctrl in both).
+    func testSimulationResolvesAsTheDaemonWithoutTheSystemsLayout() throws {
+        let dir = NSTemporaryDirectory() + "keyhold-xkb-sim-\(getpid())"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let system = dir + "/keyboard"
+        try "XKBLAYOUT=\"de\"\nXKBOPTIONS=\"caps:escape\"\n".write(toFile: system, atomically: true, encoding: .utf8)
+        var output = KeyholdConfiguration.OutputSettings()
+        output.options = "ctrl:nocaps"
+
+        let (daemonLayout, daemonNames) = try KeyholdDaemon.makeLayout(output, files: [system])
+        XCTAssertEqual(daemonNames.description, "de options ctrl:nocaps model pc105 (from \(system))")
+        let (simulatedLayout, simulatedNames) = try KeyholdDaemon.makeLayout(output, files: [])
+        XCTAssertEqual(simulatedNames, XKBNames(layout: "us", options: "ctrl:nocaps"))
+        for layout in [daemonLayout, simulatedLayout] {
+            XCTAssertEqual(layout.modifierMap.role(of: .capsLock), .modifier(.control), layout.name)
+        }
+
+        output.variant = "dvorak"
+        XCTAssertEqual(try KeyholdDaemon.makeLayout(output, files: []).1.layoutName, "us(dvorak)")
+        XCTAssertEqual(try KeyholdDaemon.makeLayout(KeyholdConfiguration.OutputSettings(), files: []).1, XKBNames())
+    }
 }
 
 final class DevicePolicyTests: XCTestCase {

@@ -1,4 +1,5 @@
 import KeyholdKit
+import KeyholdTestSupport
 import XCTest
 
 // The Swift samples of KeyboardKit's articles (shared/seeds, copied here as printed; SwiftUI
@@ -148,15 +149,6 @@ enum GoingFurtherArticle {
 }
 
 final class SeedSampleTests: XCTestCase {
-    final class Sounds: AudioFeedbackEngine {
-        var played: [AudioFeedback] = []
-        func play(_ feedback: AudioFeedback) { played.append(feedback) }
-    }
-    final class Rumble: HapticFeedbackEngine {
-        var played: [HapticFeedback] = []
-        func play(_ feedback: HapticFeedback) { played.append(feedback) }
-    }
-
     override func tearDown() {
         AudioFeedback.engine = SilentAudioEngine()
         HapticFeedback.engine = SilentHapticEngine()
@@ -199,7 +191,7 @@ final class SeedSampleTests: XCTestCase {
     /// The custom feedback handler: a long-pressed return gives the heavy impact, through the
     /// static haptic engine; typing gives the standard feedback on the replaced static engines.
     func testCustomFeedbackHandler() throws {
-        let sounds = Sounds(), rumble = Rumble()
+        let sounds = AudioFeedbackRecorder(), rumble = HapticFeedbackRecorder()
         AudioFeedback.engine = sounds
         HapticFeedback.engine = rumble
         let s = try simulate(FeedbackArticle.MyKeyboardViewController.self, "d:x u:x d:backspace u:backspace")
@@ -212,7 +204,7 @@ final class SeedSampleTests: XCTestCase {
 
     /// Feedback without a handler.
     func testFeedbackWithoutAHandler() {
-        let sounds = Sounds(), rumble = Rumble()
+        let sounds = AudioFeedbackRecorder(), rumble = HapticFeedbackRecorder()
         AudioFeedback.engine = sounds
         HapticFeedback.engine = rumble
         AudioFeedback.input.trigger()
@@ -225,7 +217,7 @@ final class SeedSampleTests: XCTestCase {
     /// (the daemon's), not on silent ones.
     func testReplacedFeedbackHandlerUsesTheServicesEngines() throws {
         final class Given: KeyboardInputViewController {
-            let sounds = SeedSampleTests.Sounds()
+            let sounds = AudioFeedbackRecorder()
             override func viewDidLoad() {
                 services.audioEngine = sounds
                 keyboardFeedbackHandler = FeedbackArticle.MyKeyboardFeedbackHandler()

@@ -123,8 +123,11 @@ public final class KeyholdDaemon {
 
     /// The layout for `[output]`: an XKB layout; when the layout came from the configuration and
     /// does not compile, that is a configuration error; otherwise the built-in `us` stands in.
-    static func makeLayout(_ output: KeyholdConfiguration.OutputSettings) throws(XKBLayout.Error) -> (KeyboardLayout, XKBNames) {
-        let names = XKBNames.resolve(output)
+    /// `files` are where the system keeps its layout; `keyhold simulate` passes none, so it types
+    /// on `us` where the daemon would type on the system's layout, with the same variant and options.
+    public static func makeLayout(_ output: KeyholdConfiguration.OutputSettings,
+                                  files: [String] = XKBNames.systemFiles) throws(XKBLayout.Error) -> (KeyboardLayout, XKBNames) {
+        let names = XKBNames.resolve(output, files: files)
         do {
             return (try XKBLayout(names), names)
         } catch {
