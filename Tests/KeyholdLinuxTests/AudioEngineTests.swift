@@ -21,6 +21,10 @@ final class AudioEngineTests: XCTestCase {
         for i in 0..<deviceCount {
             conf += "pcm.keyhold_test_\(i) { type file slave.pcm \"null\" file \"\(directory)/out\(i).wav\" format \"wav\" }\n"
         }
+        // A desktop machine's ALSA: `default` a sound server's client the service cannot reach
+        // (here: a card that does not exist), the card's own default (`sysdefault`) a file.
+        conf += "pcm.!default { type hw card 31 }\n"
+        conf += "pcm.!sysdefault { type file slave.pcm \"null\" file \"\(directory)/sysdefault.wav\" format \"wav\" }\n"
         let path = directory + "/extra.conf"
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         _ = conf.utf8CString.withUnsafeBytes { write(fd, $0.baseAddress, $0.count - 1) }
@@ -31,7 +35,7 @@ final class AudioEngineTests: XCTestCase {
 
     override class func tearDown() {
         for i in 0..<deviceCount { unlink("\(directory)/out\(i).wav") }
-        for name in ["extra.conf", "custom.wav", "loud.wav", "bad.wav"] { unlink("\(directory)/\(name)") }
+        for name in ["extra.conf", "custom.wav", "loud.wav", "bad.wav", "sysdefault.wav"] { unlink("\(directory)/\(name)") }
         rmdir(directory)
         super.tearDown()
     }
@@ -61,6 +65,31 @@ final class AudioEngineTests: XCTestCase {
     }
 
     // MARK: sounds
+
+    /// `audio_device = "default"` is the sound card's own default for the daemon: it plays
+    /// where ALSA's `default` belongs to a desktop sound server it cannot reach.
+    func testTheDaemonsDefaultIsTheSoundCardsNotTheSoundServers() throws {
+        let wav = Self.directory + "/sysdefault.wav"
+        unlink(wav)
+        var settings = KeyboardFeedbackSettings()
+        XCTAssertEqual(settings.audioDevice, "default")
+        settings.audioVolume = 0.5
+        let log = FeedbackLogCollector()
+        let daemon = ALSAAudioEngine(options: .init(settings: settings), log: log.logger)
+        guard case .open(let format) = daemon.status else { return XCTFail("not open: \(daemon.status)") }
+        XCTAssertEqual(format.device, "sysdefault")
+        daemon.play(.input)
+        XCTAssertTrue(daemon.waitUntilIdle(timeout: 5))
+        daemon.close()
+        XCTAssertEqual(log.warnings, [])
+        let out = try readWAV(wav)
+        XCTAssertEqual(out.samples, FeedbackSounds.render(.input, sampleRate: out.sampleRate, channels: out.channels, volume: 0.5)!.samples)
+        // The same name elsewhere (the companion's, `keyhold feedback test --audio-device`) is ALSA's.
+        XCTAssertEqual(ALSAAudioEngine.daemonDevice("hw:0,0"), "hw:0,0")
+        let direct = engine("default", log: FeedbackLogCollector())
+        if case .open = direct.status { XCTFail("ALSA's default is the unreachable one in this configuration") }
+        direct.close()
+    }
 
     func testEachSoundIsDistinctNonSilentAndOfExpectedLength() throws {
         let (name, wav) = fileDevice()

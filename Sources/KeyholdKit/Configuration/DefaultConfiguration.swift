@@ -104,7 +104,8 @@ audio = true
 haptic = true
 # Audio volume, from 0 to 1.
 volume = 0.5
-# The ALSA PCM to play on.
+# The ALSA PCM the daemon plays on without a companion; "default" is the sound card's own
+# (ALSA's sysdefault), never a desktop sound server's, which a system service cannot reach.
 audio_device = "default"
 # The force-feedback device name (a glob); "" detects one.
 haptic_device = ""

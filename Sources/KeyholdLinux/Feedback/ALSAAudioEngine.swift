@@ -45,11 +45,19 @@ public final class ALSAAudioEngine: AudioFeedbackEngine, @unchecked Sendable {
 
         /// Device and volume from the settings; the custom sounds of its overrides preloaded.
         public init(settings: KeyboardFeedbackSettings) {
-            self.init(device: settings.audioDevice, volume: settings.audioVolume)
+            self.init(device: ALSAAudioEngine.daemonDevice(settings.audioDevice), volume: settings.audioVolume)
             for override in settings.overrides {
                 if case .custom(let path)? = override.audio, !preload.contains(path) { preload.append(path) }
             }
         }
+    }
+
+    /// The PCM the daemon opens for `audio_device`: "default" is the sound card's own default
+    /// (ALSA's `sysdefault`). On a desktop machine ALSA's `default` is a client of the logged-in
+    /// user's sound server (pipewire-alsa, pulseaudio's plugin), which a system service cannot
+    /// reach ("Host is down"); the session's sounds are the companion's, through that server.
+    public static func daemonDevice(_ configured: String) -> String {
+        configured == "default" ? "sysdefault" : configured
     }
 
     /// What the device granted.
