@@ -62,7 +62,7 @@ final class ControlServerTests: XCTestCase {
         try client.sendRaw(Array("{\"cmd\":\"reboot\"}\n".utf8))
         let unknown = try client.readReply()
         XCTAssertEqual(unknown["ok"], .bool(false))
-        XCTAssertEqual(unknown["error"]?.stringValue, "unknown command \"reboot\" (commands: status, reload, pause, resume, monitor, companion, keymap, typed, pick, dismiss)")
+        XCTAssertEqual(unknown["error"]?.stringValue, "unknown command \"reboot\" (commands: status, reload, pause, resume, monitor, companion, keymap, typed, pick, dismiss, focus)")
 
         // monitor: root asked for content and gets it
         let monitor = try ControlClient(path: path)
@@ -708,4 +708,20 @@ final class StreamCollector: @unchecked Sendable {
     func stop() { lock.lock(); stopped = true; lock.unlock(); done.wait() }
     func count(_ i: Int) -> Int { lock.lock(); defer { lock.unlock() }; return buffers[i].count }
     func bytes(_ i: Int) -> [UInt8] { lock.lock(); defer { lock.unlock() }; return buffers[i] }
+}
+
+/// The companion's focus report: which application, and whether a text field of which purpose.
+final class FocusRequestTests: XCTestCase {
+    func testAFocusReportRoundTripsAndBadOnesAreRefused() throws {
+        let focus = ApplicationFocus(ids: ["xterm", "XTerm"], textField: .terminal)
+        let line = ControlRequest.focus(focus).line
+        XCTAssertEqual(line, "{\"cmd\":\"focus\",\"app\":[\"xterm\",\"XTerm\"],\"field\":\"terminal\"}\n")
+        XCTAssertEqual(try ControlRequest(line: Array(line.utf8.dropLast())), .focus(focus))
+        XCTAssertEqual(try ControlRequest(line: Array("{\"cmd\":\"focus\"}".utf8)), .focus(.unknown))
+        XCTAssertThrowsError(try ControlRequest(line: Array("{\"cmd\":\"focus\",\"app\":[\"a\"],\"field\":\"secret\"}".utf8))) {
+            XCTAssertEqual(($0 as? ControlProtocolError)?.description,
+                           "malformed request: \"field\" must be one of unknown, none, normal, password, terminal")
+        }
+        XCTAssertThrowsError(try ControlRequest(line: Array("{\"cmd\":\"focus\",\"app\":[1]}".utf8)))
+    }
 }

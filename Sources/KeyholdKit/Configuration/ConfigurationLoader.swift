@@ -55,8 +55,9 @@ public enum ConfigurationLoader {
         ("output", ["layout", "variant", "options", "unicode_method", "compose_key", "pace_us"]),
         ("feedback", ["audio", "haptic", "volume", "audio_device", "haptic_device", "override"]),
         ("feedback.override", ["action", "gesture", "audio", "haptic"]),
+        ("apps", ["callouts", "bindings", "layers", "unicode_method"]),
     ]
-    static let topLevelKeys = ["devices", "gestures", "callouts", "output", "bindings", "layers", "feedback"]
+    static let topLevelKeys = ["devices", "gestures", "callouts", "output", "bindings", "layers", "feedback", "apps"]
     static func keys(of table: String) -> [String] { schema.first { $0.table == table }?.keys ?? [] }
 
     /// Milliseconds a gesture setting may take.
@@ -201,6 +202,7 @@ public enum ConfigurationLoader {
                 for (type, layer) in layers(t) where !layer.isEmpty { c.bindings.layers[type] = layer }
             }
             if let t = table(root, "feedback", at: []) { c.feedback = feedback(t) }
+            if let t = table(root, "apps", at: []) { c.apps = apps(t) }
             checkLayerReferences(root)
             return c
         }
@@ -332,20 +334,22 @@ public enum ConfigurationLoader {
             if let v = string(t, "layout", at: path) { o.layout = v.isEmpty ? nil : v }
             if let v = string(t, "variant", at: path) { o.variant = v.isEmpty ? nil : v }
             if let v = string(t, "options", at: path) { o.options = v.isEmpty ? nil : v }
-            if let v = string(t, "unicode_method", at: path) {
-                if let method = UnicodeMethod(rawValue: v) {
-                    o.unicodeMethod = method
-                } else {
-                    let names = UnicodeMethod.allCases.map(\.rawValue)
-                    fail(path + [.key("unicode_method")], "unknown unicode method '\(v)' (one of \(names.joined(separator: ", ")))",
-                         suggest: Spelling.nearest(to: v, in: names))
-                }
+            if let v = string(t, "unicode_method", at: path), let method = unicodeMethod(v, at: path + [.key("unicode_method")]) {
+                o.unicodeMethod = method
             }
             if let v = string(t, "compose_key", at: path), let key = keyCode(v, at: path + [.key("compose_key")]) {
                 o.composeKey = key
             }
             if let v = int(t, "pace_us", at: path, in: ConfigurationLoader.paceRange, unit: "µs") { o.paceMicroseconds = v }
             return o
+        }
+
+        func unicodeMethod(_ name: String, at path: Path) -> UnicodeMethod? {
+            if let method = UnicodeMethod(rawValue: name) { return method }
+            let names = UnicodeMethod.allCases.map(\.rawValue)
+            fail(path, "unknown unicode method '\(name)' (one of \(names.joined(separator: ", ")))",
+                 suggest: Spelling.nearest(to: name, in: names))
+            return nil
         }
 
         /// A key name as KeyCode(name:) reads it; reports unknown names with the nearest one.
@@ -424,8 +428,7 @@ public enum ConfigurationLoader {
             return KeyBinding(tap: actions[0], hold: actions[1])
         }
 
-        func layers(_ t: TOMLTable) -> [(KeyboardType, [KeyCode: KeyBinding])] {
-            let path: Path = [.key("layers")]
+        func layers(_ t: TOMLTable, at path: Path = [.key("layers")]) -> [(KeyboardType, [KeyCode: KeyBinding])] {
             var result: [(KeyboardType, [KeyCode: KeyBinding])] = []
             for name in t.keys {
                 let p = path + [.key(name)]
@@ -441,12 +444,47 @@ public enum ConfigurationLoader {
         /// `keyboardType:NAME` must name a standard keyboard type or a layer in `[layers]`.
         func checkLayerReferences(_ root: TOMLTable) {
             let standard = [KeyboardType.alphabetic, .numeric, .symbolic, .emojis].map(\.name)
-            let defined = root["layers"]?.table?.keys ?? []
+            // An application's rule may define layers of its own, in force while it is.
+            let ruleLayers = (root["apps"]?.table).map { apps in apps.keys.flatMap { apps[$0]?.table?["layers"]?.table?.keys ?? [] } } ?? []
+            let defined = (root["layers"]?.table?.keys ?? []) + ruleLayers
             let definedSet = Set(defined)
             for (name, path) in layerReferences where !standard.contains(name) && !definedSet.contains(name) {
                 fail(path, "no layer '\(name)' (define [layers.\(TOMLPathComponent.key(name))] or use \(standard.joined(separator: ", ")))",
                      suggest: Spelling.nearest(to: name, in: standard + defined).map { "keyboardType:\($0)" })
             }
+        }
+
+        // MARK: Applications
+
+        /// `[apps."GLOB"]`: per-application rules, kept in the file's order (the first that
+        /// matches wins).
+        func apps(_ t: TOMLTable) -> [ApplicationRule] {
+            let path: Path = [.key("apps")]
+            var rules: [ApplicationRule] = []
+            for pattern in t.keys {
+                let p = path + [.key(pattern)]
+                guard let table = table(t, pattern, at: path) else { continue }
+                guard !pattern.isEmpty else { fail(p, "an empty application glob matches no application"); continue }
+                checkKeys(table, at: p, allowed: ConfigurationLoader.keys(of: "apps"))
+                var rule = ApplicationRule(pattern: pattern)
+                if let v = bool(table, "callouts", at: p) { rule.callouts = v }
+                if table["bindings"] != nil || table["layers"] != nil {
+                    var bindings = KeyBindings()
+                    if let b = self.table(table, "bindings", at: p) {
+                        let layer = self.bindings(b, at: p + [.key("bindings")])
+                        if !layer.isEmpty { bindings.layers[.alphabetic] = layer }
+                    }
+                    if let l = self.table(table, "layers", at: p) {
+                        for (type, layer) in layers(l, at: p + [.key("layers")]) where !layer.isEmpty { bindings.layers[type] = layer }
+                    }
+                    rule.bindings = bindings
+                }
+                if let v = string(table, "unicode_method", at: p), let method = unicodeMethod(v, at: p + [.key("unicode_method")]) {
+                    rule.unicodeMethod = method
+                }
+                rules.append(rule)
+            }
+            return rules
         }
 
         // MARK: Actions

@@ -121,5 +121,25 @@ haptic_device = ""
 # audio = "/usr/share/sounds/keyhold/erase.wav"
 # haptic = "none"
 
+# Applications. Keyhold acts where text is typed and leaves everything else alone. The session
+# companion says which application has the keyboard focus (X11: the active window's WM_CLASS;
+# wlroots: the focused window's app_id) and, where the desktop knows, whether a text field has
+# it. Built in, whatever the rules say: where the desktop says no text field has the focus (a
+# fullscreen game, a video player), every key passes through unchanged, held while held; a
+# password field never opens a picker. Where the desktop says nothing, the rules below and the
+# settings above decide.
+# [apps."GLOB"] tables are matched, in this file's order, against the application's ids (any
+# case; shell globs: *, ?, [...]); the first that matches is in force while it has the focus.
+# Each may set:
+# callouts = false              no callouts: held keys repeat as the desktop repeats them
+# bindings = { ... }            replaces [bindings] while in force ({} for none)
+# layers = { NAME = { ... } }   replaces [layers]
+# unicode_method = "compose"    as [output] unicode_method
+# For example, plain key repeat in terminals (vim's normal mode takes keys, not text):
+# [apps."xterm"]
+# callouts = false
+# [apps."foot"]
+# callouts = false
+
 """#
 }

@@ -6,6 +6,8 @@ public struct KeyholdConfiguration: Hashable, Sendable {
     public var output = OutputSettings()
     public var bindings = KeyBindings()
     public var feedback = KeyboardFeedbackSettings()
+    /// `[apps."GLOB"]`, in the file's order: the first that matches the focused application wins.
+    public var apps: [ApplicationRule] = []
     public init() {}
 
     /// `[devices]`: which keyboards to grab.

@@ -22,11 +22,19 @@ public final class KeyholdEngine {
     /// closes an open callout (keeping what it shows) and drops pending long presses and repeats.
     public var isPaused = false {
         didSet {
+            passesThrough = isPaused || forwardsEverything
             guard isPaused && !oldValue else { return }
             services.calloutContext.close()
             recognizer.cancelAll()
         }
     }
+    /// No text field has the focus (a game, a video player: `ApplicationSettings`): every key is
+    /// forwarded as it comes, held while held, as when paused; the user's pause stays theirs.
+    public private(set) var forwardsEverything = false {
+        didSet { passesThrough = isPaused || forwardsEverything }
+    }
+    /// Paused, or forwarding everything: keys go out unchanged, without feedback.
+    private var passesThrough = false
     /// Whether callouts open at all (`[callouts] enabled`).
     public var calloutsEnabled: Bool
 
@@ -151,7 +159,7 @@ public final class KeyholdEngine {
             // and desktops repeat held keys on their own), and handled keys repeat through
             // `repeatPress`; a grabbed keyboard's kernel repeats are therefore never passed on.
             // A forwarded key's repeats still sound, in time with the ones the device makes.
-            if routes[i] == .forwarded && !isPaused { forwardedFeedback(.repeatPress, key) }
+            if routes[i] == .forwarded && !passesThrough { forwardedFeedback(.repeatPress, key) }
         case .down:
             guard routes[i] == .idle else { return }
             physical.set(key, down: true)
@@ -170,7 +178,7 @@ public final class KeyholdEngine {
         let context = services.keyboardContext
         // A bound key is handled even when it is a modifier: it then acts as its binding says
         // (`rightalt = "keyboardType:symbolic"`), not as a held modifier.
-        if !isPaused, boundKeys.contains(key), let binding = bindings.binding(for: key, in: context.keyboardType) {
+        if !passesThrough, boundKeys.contains(key), let binding = bindings.binding(for: key, in: context.keyboardType) {
             boundKeyDown(key, binding)
             return
         }
@@ -178,7 +186,7 @@ public final class KeyholdEngine {
         otherKeyWentDown(isModifier: modifier != nil)
         if let modifier { context.heldModifiers.formUnion(modifier) }
         if calloutTakes(key) { return }
-        guard modifier == nil, !isPaused, !context.isShortcutHeld, let action = defaultAction(for: key) else {
+        guard modifier == nil, !passesThrough, !context.isShortcutHeld, let action = defaultAction(for: key) else {
             forwardDown(key); return
         }
         let handler = services.actionHandler
@@ -414,7 +422,7 @@ public final class KeyholdEngine {
         case .autoRepeat: controller.keyRepeat(key)
         }
         // Feedback after the key is out: it never delays a keystroke.
-        guard !isPaused, state == .down else { return }
+        guard !passesThrough, state == .down else { return }
         forwardedFeedback(.press, key)
     }
 
@@ -472,6 +480,18 @@ public final class KeyholdEngine {
         let callouts = services.calloutContext
         guard callouts.isOpen, (0...callouts.candidates.count).contains(index) else { return }
         services.actionHandler.handle(index == 0 ? CalloutKeyIntent.cancel : .select(index))
+    }
+
+    /// Another application has the focus (`ApplicationSettings` for it): its callouts, bindings
+    /// and pass-through take over. What was under way belonged to the window that had the focus:
+    /// an open callout closes keeping what it shows and pending long presses and repeats are
+    /// dropped, so nothing is typed into the next window; keys held go up the way they went down.
+    public func focusChanged(to settings: ApplicationSettings) {
+        dismissCallout()
+        recognizer.cancelAll()
+        calloutsEnabled = settings.callouts
+        if bindings != settings.bindings { bindings = settings.bindings }
+        forwardsEverything = settings.forwardsEverything
     }
 
     /// A pointer click or a focus change in the session: the callout closes keeping what it

@@ -22,6 +22,8 @@ public protocol ControlHandler: AnyObject {
     func companion(_ companion: SessionCompanion, picked index: Int)
     /// The companion saw a click elsewhere or a focus change.
     func companionDismissedCallout(_ companion: SessionCompanion)
+    /// The companion's session says another application (or text field) has the focus.
+    func companion(_ companion: SessionCompanion, focused focus: ApplicationFocus)
 }
 
 extension ControlHandler {
@@ -34,6 +36,7 @@ extension ControlHandler {
     public func companion(_ companion: SessionCompanion, typed id: UInt64, delivered: Bool) {}
     public func companion(_ companion: SessionCompanion, picked index: Int) {}
     public func companionDismissedCallout(_ companion: SessionCompanion) {}
+    public func companion(_ companion: SessionCompanion, focused focus: ApplicationFocus) {}
 }
 
 public enum ControlReloadResult: Sendable, Equatable {

@@ -44,8 +44,10 @@ public enum ControlRequest: Equatable, Sendable {
     case pick(index: Int)
     /// The user clicked elsewhere or focus moved: the callout closes, keeping what it shows.
     case dismiss
+    /// Another application (or text field) has the keyboard focus.
+    case focus(ApplicationFocus)
 
-    public static let commands = ["status", "reload", "pause", "resume", "monitor", "companion", "keymap", "typed", "pick", "dismiss"]
+    public static let commands = ["status", "reload", "pause", "resume", "monitor", "companion", "keymap", "typed", "pick", "dismiss", "focus"]
 
     /// Parses one request line (without its newline).
     public init<C: Collection>(line: C) throws(ControlProtocolError) where C.Element == UInt8 {
@@ -89,6 +91,18 @@ public enum ControlRequest: Equatable, Sendable {
             }
             self = .pick(index: index)
         case "dismiss": self = .dismiss
+        case "focus":
+            let ids = value["app"]?.arrayValue ?? []
+            let names = ids.compactMap(\.stringValue).filter { $0.utf8.count <= 256 }
+            guard names.count == ids.count, names.count <= 4 else {
+                throw .malformed("malformed request: \"app\" must be up to 4 application ids")
+            }
+            let field = value["field"]?.stringValue ?? "unknown"
+            guard let textField = ApplicationFocus.TextField(rawValue: field) else {
+                let fields = ApplicationFocus.TextField.allCases.map(\.rawValue).joined(separator: ", ")
+                throw .malformed("malformed request: \"field\" must be one of \(fields)")
+            }
+            self = .focus(ApplicationFocus(ids: names, textField: textField))
         default:
             let shown = name.count > 40 ? String(name.prefix(40)) + "..." : name
             throw .unknownCommand("unknown command \"\(shown)\" (commands: \(ControlRequest.commands.joined(separator: ", ")))")
@@ -124,6 +138,15 @@ public enum ControlRequest: Equatable, Sendable {
             return delivered ? "{\"cmd\":\"typed\",\"id\":\(id)}\n" : "{\"cmd\":\"typed\",\"id\":\(id),\"delivered\":false}\n"
         case .pick(let index): return "{\"cmd\":\"pick\",\"index\":\(index)}\n"
         case .dismiss: return "{\"cmd\":\"dismiss\"}\n"
+        case .focus(let focus):
+            var w = JSONWriter()
+            w.beginObject()
+            w.key("cmd"); w.string("focus")
+            w.key("app"); w.beginArray(); for id in focus.ids { w.string(id) }; w.endArray()
+            w.key("field"); w.string(focus.textField.rawValue)
+            w.endObject()
+            w.newline()
+            return String(decoding: w.bytes, as: UTF8.self)
         }
     }
 }

@@ -31,6 +31,8 @@ public final class EngineFactory {
         var unicodeMethod: UnicodeMethod
         var leds: LEDState
         var paused: Bool
+        /// The focused application's callouts, bindings and pass-through.
+        var application: ApplicationSettings
         /// The control socket, which observes every engine (monitor, picker).
         weak var control: ControlServer?
         var onPanic: () -> Void
@@ -57,6 +59,7 @@ public final class EngineFactory {
         let engine = controller.start()
         engine.onPanic = state.onPanic
         engine.isPaused = state.paused
+        engine.focusChanged(to: state.application)
         if let control = state.control { engine.addObserver(control) }
         engine.defersFeedback = true   // the daemon decides it after the batch's keys are written
         prepareEngine?(engine)

@@ -41,9 +41,27 @@ extension KeyholdDaemon {
 
     var target: OutputTarget { outputTarget?.target ?? OutputTarget(kind: .unknown, source: "not watched") }
 
-    /// The configured Unicode method resolved for where the keystrokes go now, and why.
+    /// The configured Unicode method (or the focused application's rule's) resolved for where
+    /// the keystrokes go now, and why.
     var unicodeMethod: (method: UnicodeMethod, reason: String) {
-        configuration.output.unicodeMethod.resolved(for: target, companion: activeCompanion?.backend)
+        applicationSettings.unicodeMethod.resolved(for: target, companion: activeCompanion?.backend)
+    }
+
+    /// What is in force for the focused application (docs/ARCHITECTURE.md, Applications).
+    var applicationSettings: ApplicationSettings { ApplicationSettings(configuration: configuration, focus: focus) }
+
+    /// The focus moved (or the session in front did): the engine takes the rules of the
+    /// application that has it now. Nothing of it is logged: `keyhold status` shows it.
+    func applyFocus(_ focus: ApplicationFocus) {
+        guard focus != self.focus else { return }
+        let before = applicationSettings
+        self.focus = focus
+        let settings = applicationSettings
+        engine.focusChanged(to: settings)
+        if settings.rule != before.rule || settings.forwardsEverything != before.forwardsEverything || settings.callouts != before.callouts {
+            control?.monitor.publishNotice("application", detail: settings.reason)
+        }
+        applyOutputTarget()
     }
 
     /// The layout keystrokes are typed with: the desktop's, as its companion reported it (also
@@ -63,6 +81,11 @@ extension KeyholdDaemon {
         let active = target.kind == .graphical ? companions.last(where: { $0.uid == target.uid }) : nil
         if active !== activeCompanion {
             activeCompanion = active
+            // What the last session said has the focus says nothing of this one.
+            if focus != .unknown {
+                focus = .unknown
+                engine.focusChanged(to: applicationSettings)
+            }
             outputQueue.companion = active
             control?.companions.calloutCompanion = active
             active?.becameActive(writtenCount: outputQueue.writtenCount)
@@ -94,7 +117,8 @@ extension KeyholdDaemon: ControlHandler {
             unicodeMethod: "\(unicodeMethod.method.rawValue) (\(unicodeMethod.reason))",
             locale: engine?.services.keyboardContext.locale ?? "", virtualKeyboard: virtualKeyboard.devnode,
             keyboards: devices.summaries.map { .init(path: $0.path, name: $0.name, id: $0.id, grabbed: $0.grabbed) },
-            extra: [("session companion", activeCompanion.map { "\($0)" } ?? (companions.isEmpty ? "none" : "\(companions.count) connected, none for \(target)")),
+            extra: [("application", (focus.name ?? "unknown") + " (\(focus.textField.rawValue) text field): " + applicationSettings.reason),
+                    ("session companion", activeCompanion.map { "\($0)" } ?? (companions.isEmpty ? "none" : "\(companions.count) connected, none for \(target)")),
                     ("companion round trip", outputQueue.companionRoundTrip.map {
                         "p50 \(KeyholdDaemon.milliseconds($0.p50)), p99 \(KeyholdDaemon.milliseconds($0.p99)) (\($0.count) characters)"
                     } ?? "none yet"),
@@ -158,6 +182,11 @@ extension KeyholdDaemon: ControlHandler {
         guard companion === activeCompanion, engine.services.calloutContext.isOpen else { return }
         Log.info("the session closed the callout (a click elsewhere or another window focused)")
         engine.dismissCallout()
+    }
+
+    public func companion(_ companion: SessionCompanion, focused focus: ApplicationFocus) {
+        guard companion === activeCompanion else { return }
+        applyFocus(focus)
     }
 
     public func pause() {

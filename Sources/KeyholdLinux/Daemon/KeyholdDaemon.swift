@@ -74,6 +74,9 @@ public final class KeyholdDaemon {
     /// that desktop's keymap when the companion has gone (killed, restarting).
     var desktopLayouts: [UInt32: (layout: KeyboardLayout, name: String)] = [:]
     var paused = false
+    /// What has the keyboard focus in the active session, as its companion says (unknown
+    /// without one): the `[apps."GLOB"]` rule and text-field rules follow it.
+    var focus = ApplicationFocus.unknown
 
     public enum StopReason: CustomStringConvertible {
         case signal(Int32), panic, failure(String)
@@ -204,7 +207,7 @@ public final class KeyholdDaemon {
     func buildEngine() {
         engine?.playDeferredFeedback()   // into the daemon's queue, still played after the keys
         let state = EngineFactory.State(unicodeMethod: unicodeMethod.method, leds: virtualKeyboard.leds,
-                                        paused: paused, control: control, onPanic: { [unowned self] in self.stop(.panic) })
+                                        paused: paused, application: applicationSettings, control: control, onPanic: { [unowned self] in self.stop(.panic) })
         (controller, engine) = factory.make(configuration, output: outputQueue, layout: activeLayout, state: state)
     }
 

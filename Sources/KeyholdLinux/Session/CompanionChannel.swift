@@ -68,6 +68,9 @@ public final class CompanionChannel {
         case .dismiss:
             guard let companion = client.companion else { notCompanion(client); return }
             handler.companionDismissedCallout(companion)
+        case .focus(let focus):
+            guard let companion = client.companion else { notCompanion(client); return }
+            handler.companion(companion, focused: focus)
         default:
             break
         }
