@@ -47,7 +47,10 @@ int kho_init(void) {
     g_object_unref(provider);
     // A Wayland client cannot place a surface at screen coordinates; an override-redirect
     // window can.
-    if (!layer_shell) follows_caret = khc_start();
+    // AT-SPI says which kind of widget has the focus everywhere (a password field, no text
+    // field); where the caret is only matters without layer-shell, which places the picker itself.
+    int accessibility = khc_start();
+    if (!layer_shell) follows_caret = accessibility;
     return 1;
 }
 
@@ -209,3 +212,6 @@ void kho_dispatch(struct pollfd *fds, int count) {
     for (int i = 0; i < gfd_count; i++) gfds[i].revents = i < count ? (gushort)fds[i].revents : 0;
     if (g_main_context_check(context, priority, gfds, gfd_count)) g_main_context_dispatch(context);
 }
+
+int kho_focus_kind(int *pid, int64_t *at_ms) { return khc_focus_kind(pid, at_ms); }
+int64_t kho_focus_moved_at(void) { return khc_focus_moved_at(); }

@@ -1,20 +1,54 @@
 #include "CaretLocator.h"
 #include <atspi/atspi.h>
+#include <stdint.h>
+#include <time.h>
 
 // Where the text caret is, as the application says through AT-SPI: the picker is placed next to
 // it. The accessible that last gained focus is kept (a focus listener, so applications report
 // focus changes only, not every caret move); its caret is asked for when a callout opens.
 
 static AtspiAccessible *focused;
+static int64_t focused_at;   // CLOCK_MONOTONIC ms of the last focus event
 static int started;
+
+static int64_t now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 static void focus_changed(AtspiEvent *event, void *data) {
     (void)data;
     if (event->detail1 && event->source) {
         if (focused) g_object_unref(focused);
         focused = g_object_ref(event->source);
+        focused_at = now_ms();
+    } else if (event->source && event->source == focused) {
+        // It lost the focus (its window did): no text field is known to have it now.
+        g_object_unref(focused);
+        focused = NULL;
+        focused_at = now_ms();
     }
     g_boxed_free(ATSPI_TYPE_EVENT, event);
+}
+
+int64_t khc_focus_moved_at(void) { return focused_at; }
+
+int khc_focus_kind(int *pid, int64_t *at_ms) {
+    *at_ms = focused_at;
+    *pid = 0;
+    if (!focused) return KHC_FOCUS_UNKNOWN;
+    GError *error = NULL;
+    guint process = atspi_accessible_get_process_id(focused, &error);
+    if (error) { g_error_free(error); error = NULL; } else *pid = (int)process;
+    AtspiRole role = atspi_accessible_get_role(focused, &error);
+    if (error) { g_error_free(error); return KHC_FOCUS_UNKNOWN; }
+    if (role == ATSPI_ROLE_PASSWORD_TEXT) return KHC_FOCUS_PASSWORD;
+    if (role == ATSPI_ROLE_TERMINAL) return KHC_FOCUS_TERMINAL;
+    AtspiStateSet *states = atspi_accessible_get_state_set(focused);
+    int editable = states && atspi_state_set_contains(states, ATSPI_STATE_EDITABLE);
+    if (states) g_object_unref(states);
+    return editable ? KHC_FOCUS_TEXT : KHC_FOCUS_OTHER;
 }
 
 int khc_start(void) {

@@ -4,4 +4,12 @@
 int khc_start(void);
 // The screen rectangle of the character before the focused text's caret: 1, or 0 when unknown.
 int khc_caret(int *x, int *y, int *width, int *height);
+#include <stdint.h>
+// What the accessible that has the focus is, as its application says through AT-SPI.
+enum { KHC_FOCUS_UNKNOWN = 0, KHC_FOCUS_TEXT = 1, KHC_FOCUS_PASSWORD = 2, KHC_FOCUS_TERMINAL = 3, KHC_FOCUS_OTHER = 4 };
+// Its kind, its application's pid (0: not known) and when the focus last moved (CLOCK_MONOTONIC
+// ms; 0: never seen).
+int khc_focus_kind(int *pid, int64_t *at_ms);
+// When the focus last moved (no D-Bus call: what the last focus event said).
+int64_t khc_focus_moved_at(void);
 #endif

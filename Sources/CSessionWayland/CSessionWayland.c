@@ -85,7 +85,7 @@ static void registry_global(void *data, struct wl_registry *r, uint32_t name, co
     } else if (strcmp(interface, zwp_virtual_keyboard_manager_v1_interface.name) == 0 && !manager) {
         manager = wl_registry_bind(r, name, &zwp_virtual_keyboard_manager_v1_interface, 1);
     } else if (strcmp(interface, zwlr_foreign_toplevel_manager_v1_interface.name) == 0 && !toplevels) {
-        toplevels = wl_registry_bind(r, name, &zwlr_foreign_toplevel_manager_v1_interface, 1);
+        toplevels = wl_registry_bind(r, name, &zwlr_foreign_toplevel_manager_v1_interface, version < 2 ? version : 2);
         zwlr_foreign_toplevel_manager_v1_add_listener(toplevels, &toplevels_listener, NULL);
     }
 }
@@ -98,19 +98,37 @@ static struct zwlr_foreign_toplevel_handle_v1 *active_toplevel;
 static int focus_changes;
 
 static void toplevel_title(void *d, struct zwlr_foreign_toplevel_handle_v1 *h, const char *t) { (void)d; (void)h; (void)t; }
-static void toplevel_app_id(void *d, struct zwlr_foreign_toplevel_handle_v1 *h, const char *a) { (void)d; (void)h; (void)a; }
+// Each handle's user data (`struct toplevel`): its app_id and its last states, read at done.
+struct toplevel { char app_id[256]; int activated, fullscreen; };
+static struct toplevel *toplevel_of(struct zwlr_foreign_toplevel_handle_v1 *h) {
+    struct toplevel *t = zwlr_foreign_toplevel_handle_v1_get_user_data(h);
+    if (!t) {
+        t = calloc(1, sizeof *t);
+        zwlr_foreign_toplevel_handle_v1_set_user_data(h, t);
+    }
+    return t;
+}
+static void toplevel_app_id(void *d, struct zwlr_foreign_toplevel_handle_v1 *h, const char *a) {
+    (void)d;
+    struct toplevel *t = toplevel_of(h);
+    if (t) snprintf(t->app_id, sizeof t->app_id, "%s", a ? a : "");
+}
 static void toplevel_output(void *d, struct zwlr_foreign_toplevel_handle_v1 *h, struct wl_output *o) { (void)d; (void)h; (void)o; }
-// A handle's user data: whether its last state said activated, read at its done.
 static void toplevel_state(void *data, struct zwlr_foreign_toplevel_handle_v1 *h, struct wl_array *states) {
     (void)data;
-    uintptr_t activated = 0;
+    struct toplevel *t = toplevel_of(h);
+    if (!t) return;
+    t->activated = t->fullscreen = 0;
     uint32_t *state;
-    wl_array_for_each(state, states) if (*state == ZWLR_FOREIGN_TOPLEVEL_HANDLE_V1_STATE_ACTIVATED) activated = 1;
-    zwlr_foreign_toplevel_handle_v1_set_user_data(h, (void *)activated);
+    wl_array_for_each(state, states) {
+        if (*state == ZWLR_FOREIGN_TOPLEVEL_HANDLE_V1_STATE_ACTIVATED) t->activated = 1;
+        if (*state == ZWLR_FOREIGN_TOPLEVEL_HANDLE_V1_STATE_FULLSCREEN) t->fullscreen = 1;
+    }
 }
 static void toplevel_done(void *data, struct zwlr_foreign_toplevel_handle_v1 *h) {
     (void)data;
-    int activated = zwlr_foreign_toplevel_handle_v1_get_user_data(h) != NULL;
+    struct toplevel *t = toplevel_of(h);
+    int activated = t && t->activated;
     if (activated && h != active_toplevel) {
         // The first report after binding is where the focus already was, not a change.
         if (active_toplevel) focus_changes++;
@@ -123,6 +141,7 @@ static void toplevel_done(void *data, struct zwlr_foreign_toplevel_handle_v1 *h)
 static void toplevel_closed(void *data, struct zwlr_foreign_toplevel_handle_v1 *h) {
     (void)data;
     if (h == active_toplevel) active_toplevel = NULL;
+    free(zwlr_foreign_toplevel_handle_v1_get_user_data(h));
     zwlr_foreign_toplevel_handle_v1_destroy(h);
 }
 static const struct zwlr_foreign_toplevel_handle_v1_listener toplevel_listener = {
@@ -260,6 +279,15 @@ int khw_sync(void) { return wl_display_roundtrip(display) < 0 ? -1 : 0; }
 char *khw_keymap_text(void) { return desktop_keymap ? strdup(desktop_keymap) : NULL; }
 
 int khw_follows_focus(void) { return toplevels != NULL; }
+
+int khw_focus(char *app_id, int app_id_size, int *fullscreen) {
+    if (!active_toplevel) return 0;
+    struct toplevel *t = zwlr_foreign_toplevel_handle_v1_get_user_data(active_toplevel);
+    if (!t) return 0;
+    snprintf(app_id, (size_t)app_id_size, "%s", t->app_id);
+    *fullscreen = t->fullscreen;
+    return 1;
+}
 
 int khw_take_focus_changes(void) {
     int n = focus_changes;

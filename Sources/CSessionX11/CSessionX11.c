@@ -2,8 +2,11 @@
 #include <X11/XKBlib.h>
 #include <X11/Xlib-xcb.h>
 #include <X11/Xlib.h>
+#include <X11/Xatom.h>
+#include <X11/Xutil.h>
 #include <X11/extensions/XInput2.h>
 #include <X11/extensions/XTest.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -325,4 +328,63 @@ void khx_close(void) {
     XCloseDisplay(dpy);
     dpy = NULL;
     spare_count = 0;
+}
+
+// ---- the focused application: WM_CLASS, _NET_WM_PID, fullscreen
+
+static int window_covers_screen(Window w) {
+    XWindowAttributes a;
+    if (!XGetWindowAttributes(dpy, w, &a)) return 0;
+    return a.width >= DisplayWidth(dpy, DefaultScreen(dpy)) && a.height >= DisplayHeight(dpy, DefaultScreen(dpy));
+}
+
+static int has_fullscreen_state(Window w) {
+    Atom state = XInternAtom(dpy, "_NET_WM_STATE", False), full = XInternAtom(dpy, "_NET_WM_STATE_FULLSCREEN", False);
+    Atom type; int format; unsigned long count = 0, after; unsigned char *data = NULL;
+    int found = 0;
+    if (XGetWindowProperty(dpy, w, state, 0, 64, False, XA_ATOM, &type, &format, &count, &after, &data) == Success && data) {
+        for (unsigned long i = 0; i < count; i++) if (((Atom *)data)[i] == full) found = 1;
+    }
+    if (data) XFree(data);
+    return found;
+}
+
+static int window_pid(Window w) {
+    Atom pid_atom = XInternAtom(dpy, "_NET_WM_PID", False);
+    Atom type; int format; unsigned long count = 0, after; unsigned char *data = NULL;
+    int pid = 0;
+    if (XGetWindowProperty(dpy, w, pid_atom, 0, 1, False, XA_CARDINAL, &type, &format, &count, &after, &data) == Success
+        && data && count == 1 && format == 32) pid = (int)*(unsigned long *)data;
+    if (data) XFree(data);
+    return pid;
+}
+
+int khx_focus(char *instance, int instance_size, char *klass, int klass_size, int *pid, int *fullscreen) {
+    Window w, root = DefaultRootWindow(dpy), parent, *children;
+    int revert;
+    unsigned count;
+    XGetInputFocus(dpy, &w, &revert);
+    if (w == None || w == PointerRoot || w == root) return 0;
+    // The window with WM_CLASS is the application's (a reparenting window manager's frame is
+    // above it, a toolkit's focus proxy below it); the top-level is the one root holds.
+    Window client = None, top = w;
+    for (int depth = 0; depth < 32 && top != root; depth++) {
+        XClassHint hint = { NULL, NULL };
+        if (client == None && XGetClassHint(dpy, top, &hint)) {
+            client = top;
+            snprintf(instance, (size_t)instance_size, "%s", hint.res_name ? hint.res_name : "");
+            snprintf(klass, (size_t)klass_size, "%s", hint.res_class ? hint.res_class : "");
+        }
+        if (hint.res_name) XFree(hint.res_name);
+        if (hint.res_class) XFree(hint.res_class);
+        children = NULL;
+        if (!XQueryTree(dpy, top, &root, &parent, &children, &count)) return 0;
+        if (children) XFree(children);
+        if (parent == root) break;
+        top = parent;
+    }
+    if (client == None) return 0;
+    *pid = window_pid(client);
+    *fullscreen = has_fullscreen_state(client) || window_covers_screen(top);
+    return 1;
 }

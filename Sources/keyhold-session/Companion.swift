@@ -18,6 +18,7 @@ final class Companion {
     /// A callout is open (the daemon said so), whether or not the picker shows it.
     private var calloutOpen = false
     private var reportedKeymap: String?
+    private var focus = FocusReporter()
     private var keymapMayHaveChanged = true
     /// When to try connecting again (monotonic ms); nil: not waiting on a timer.
     private var retryAt: Int64? = 0
@@ -57,7 +58,9 @@ final class Companion {
             // not see them.
             if try typist.dispatch(readable: false) { keymapMayHaveChanged = true }
             if keymapMayHaveChanged { reportKeymap() }
-            reportPicker()
+            let focusChanges = typist.takeFocusChanges()
+            reportPicker(focusChanges: focusChanges)
+            reportFocus(windowChanged: focusChanges > 0)
 
             var fds = [pollfd(fd: typist.fd, events: Int16(POLLIN), revents: 0)]
             if let connection { fds.append(pollfd(fd: connection.fd, events: Int16(POLLIN), revents: 0)) }
@@ -118,6 +121,7 @@ final class Companion {
         stopWatchingLogins()
         reportedKeymap = nil
         keymapMayHaveChanged = true
+        focus.forget()
         Log.info("connected to \(controlPath) as the companion of this session (\(typist.backend), \(typist.summary)"
                  + (followsVirtualKeyboard ? ", waiting for Keyhold's keys before a character)" : ")"))
     }
@@ -214,8 +218,8 @@ final class Companion {
 
     /// A click on a candidate picks it; a click anywhere else, or another window getting the
     /// keyboard focus, closes the callout (docs/ARCHITECTURE.md, Callouts: no later key may edit another field).
-    private func reportPicker() {
-        let clicks = typist.takeClicks(), focusChanges = typist.takeFocusChanges(), pick = overlay?.takePick()
+    private func reportPicker(focusChanges: Int) {
+        let clicks = typist.takeClicks(), pick = overlay?.takePick()
         guard let connection, calloutOpen else { return }
         var request: ControlRequest?
         if let index = pick {
@@ -226,6 +230,12 @@ final class Companion {
         guard let request else { return }
         calloutOpen = false   // whatever else comes before the daemon's close is not sent again
         do { try connection.send(request) } catch { disconnected("\(error)") }
+    }
+
+    /// Tells the daemon which application has the focus, when that changed.
+    private func reportFocus(windowChanged: Bool) {
+        guard let connection, let changed = focus.changedFocus(typist: typist, overlay: overlay, windowChanged: windowChanged) else { return }
+        do { try connection.send(.focus(changed)) } catch { disconnected("\(error)") }
     }
 
     // MARK: - logind

@@ -1,5 +1,6 @@
 import CSessionOverlay
 import Glibc
+import KeyholdKit
 import KeyholdLinux
 
 /// The picker on screen while a callout is open: the base character and the candidates numbered
@@ -43,6 +44,23 @@ final class PickerOverlay {
     func takePick() -> Int? {
         let index = kho_take_pick()
         return index >= 0 ? Int(index) : nil
+    }
+
+    /// When AT-SPI last said the focus moved (monotonic ms; 0: never): cheap, no D-Bus call.
+    var focusMovedAt: Int64 { kho_focus_moved_at() }
+
+    /// What has the focus as AT-SPI says (where applications speak it): the kind of widget, its
+    /// process (0: unknown) and when the focus last moved (monotonic ms). Asks the application.
+    func focusKind() -> (kind: ApplicationFocus.TextField, pid: Int32, at: Int64) {
+        var pid: Int32 = 0, at: Int64 = 0
+        let kind: ApplicationFocus.TextField
+        switch kho_focus_kind(&pid, &at) {
+        case 1: kind = .normal
+        case 2: kind = .password
+        case 3: kind = .terminal
+        default: kind = .unknown   // nothing known, or a widget that takes no text
+        }
+        return (kind, pid, at)
     }
 
     /// GLib's fds for the next poll, and how long it may wait (ms; -1: no limit).

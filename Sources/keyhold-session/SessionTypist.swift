@@ -30,6 +30,8 @@ protocol SessionTypist: AnyObject {
     /// How often another window got the keyboard focus since the last call (0 where the backend
     /// cannot see it: a Wayland compositor without wlr-foreign-toplevel-management).
     func takeFocusChanges() -> Int
+    /// The window that has the keyboard focus; nil when none has or the desktop does not say.
+    func focusedWindow() -> FocusedWindow?
     /// The desktop's keymap as XKB text, nil until known.
     func keymapText() -> String?
     /// Puts the desktop back as it was (when stopping).

@@ -73,6 +73,13 @@ final class WaylandTypist: SessionTypist {
     func takeClicks() -> Int { 0 }
     func takeFocusChanges() -> Int { Int(khw_take_focus_changes()) }
 
+    func focusedWindow() -> FocusedWindow? {
+        var appID = [CChar](repeating: 0, count: 256)
+        var fullscreen: Int32 = 0
+        guard khw_focus(&appID, Int32(appID.count), &fullscreen) == 1 else { return nil }
+        return FocusedWindow(ids: [String(cString: appID)], pid: nil, fullscreen: fullscreen != 0)
+    }
+
     /// The characters are on a keyboard of their own, not on the desktop's keymap.
     var temporaryKeycodes: [Int] { [] }
 

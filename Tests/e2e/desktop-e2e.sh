@@ -251,6 +251,74 @@ r = find(json.load(sys.stdin)); print(r["x"] + r["width"] // 2, r["y"] + r["heig
   cell "$TARGET" "$app" us "callout closed by focus change" "e" "$file"
   check "the daemon closed the callout for the session" wait_log 5 "the session closed the callout"
 }
+# launch NAME CMD...: a program of kuser's graphical session (sway's once WL_ENV is set, else
+# Xorg's, with kuser's session bus so AT-SPI sees it); its output in $E2E_WORK/NAME.out
+launch() {
+  local name=$1; shift
+  if [ ${#WL_ENV[@]} -gt 0 ]; then wl env GDK_BACKEND=wayland "$@" > "$E2E_WORK/$name.out" 2>&1 &
+  else runuser -u kuser -- env DISPLAY=$DISPLAY_NUM DBUS_SESSION_BUS_ADDRESS="unix:path=/run/user/$(id -u kuser)/bus" \
+         "$@" > "$E2E_WORK/$name.out" 2>&1 &
+  fi
+  E2E_PIDS+=("$!")
+}
+# status_has TEXT: `keyhold status` shows TEXT
+status_has() { "$KEYHOLD" status --control /run/keyhold/control | grep -q -- "$1"; }
+# apps_check GTKFILE TERM TERMFILE: per-application rules and what the session says of the text
+# field. A fullscreen window that takes no text, as games are, gets `a` held for the whole second
+# it is held (pressed at once, the desktop's repeats, released after the second) and no callout;
+# the GTK entry focused afterwards gets the picker again; [apps."TERM"] callouts = false gives
+# plain key repeat in the terminal; a GTK password entry never opens the picker.
+apps_check() {
+  local gtk=$1 term=$2 tfile=$3 game=$E2E_WORK/game-$TARGET.txt pw=$E2E_WORK/password-$TARGET.txt
+  install -o kuser /dev/null "$game"; install -o kuser /dev/null "$pw"
+  launch "game-$TARGET" /usr/bin/python3 "$HERE/game-window.py" "$game" keyhold-game
+  check "$TARGET: the game window is up" wait_until 60 grep -q ready "$E2E_WORK/game-$TARGET.out"
+  check "$TARGET: game window focused" focus keyhold-game
+  check "$TARGET: the session says no text field has the focus (keyhold status)" wait_until 15 status_has "no text field"
+  src_send kb "d a" "t 1000" "u a"
+  wait_until 10 grep -q '^release' "$game"; sleep 0.5
+  local held
+  held=$(awk '$2 != "a" { other++ } $1 == "press" && $2 == "a" { if (!p) p = $3; presses++ }
+              $1 == "release" && $2 == "a" { r = $3; releases++ }
+              END { printf "%d %d %d %d", presses, releases, other, (r - p) * 1000 }' "$game")
+  local presses releases other ms; read -r presses releases other ms <<< "$held"
+  log "$TARGET game window: $presses presses of a (the first and the desktop's repeats), $releases release, ${ms} ms from press to release, $other other keys"
+  check "$TARGET: the game window gets a held for the second it is held (1 press + repeats, 1 release 900-1400 ms later, nothing else)" \
+    test "$presses" -ge 3 -a "$releases" -eq 1 -a "$other" -eq 0 -a "$ms" -ge 900 -a "$ms" -le 1400
+  MATRIX+=("$(printf '%-8s %-6s %-4s %-22s %s' "$TARGET" game us "a held 1 s" "$presses presses, $releases release, $ms ms")")
+  pkill -u kuser -f "game-window.py $game"
+  check "$TARGET: GTK entry focused after the game" focus keyhold-gtk
+  wait_until 10 eval '! status_has "no text field"'
+  clear gtk "$gtk"; src_send kb "d e" "t 600" "u e" "t 50" "d KEY_2" "u KEY_2"
+  cell "$TARGET" gtk us "after the game: e, 2 -> é" é "$gtk"
+
+  printf '\n[apps."%s"]\ncallouts = false\n' "$term" >> "$CFG"
+  local reloads; reloads=$(log_count "reloaded configuration from")
+  kill -HUP "$KH_PID"
+  check "$TARGET: the daemon reloads with [apps.\"$term\"] callouts = false" wait_log 10 "reloaded configuration from" $((reloads + 1))
+  if check "$TARGET: $term focused (rule)" focus "keyhold-$term"; then
+    check "$TARGET: keyhold status names the rule in force" wait_until 10 status_has "rule apps.\"$term\""
+    clear "$term" "$tfile"; src_send kb "d e" "t 1000" "u e"
+    sleep 2   # the held key's repeats, then nothing more
+    local got; got=$(cat "$tfile")
+    MATRIX+=("$(printf '%-8s %-6s %-4s %-22s %s' "$TARGET" "$term" us "rule: e held 1 s" "${#got} characters: ${got:0:40}")")
+    check "$TARGET: $term got plain key repeat with [apps.\"$term\"] callouts = false (e and its repeats only, no callout)" \
+      eval "grep -qxE 'e{3,}' '$tfile'"
+  fi
+  sed -i "/^\[apps.\"$term\"\]/,/^callouts = false/d" "$CFG"
+  reloads=$(log_count "reloaded configuration from")
+  kill -HUP "$KH_PID"
+  wait_log 10 "reloaded configuration from" $((reloads + 1))
+
+  launch "password-$TARGET" /usr/bin/python3 "$HERE/gtk-entry.py" "$pw" keyhold-password password
+  check "$TARGET: the password entry is up" wait_until 60 grep -q ready "$E2E_WORK/password-$TARGET.out"
+  check "$TARGET: password entry focused" focus keyhold-password
+  check "$TARGET: the session says a password field has the focus (keyhold status)" wait_until 15 status_has "password field"
+  clear gtk "$pw"; src_send kb "d e" "t 600" "u e" "t 50" "d KEY_2" "u KEY_2"
+  cell "$TARGET" password us "e held, 2 -> e2 (no picker)" "e2" "$pw"
+  pkill -u kuser -f "gtk-entry.py $pw"
+  focus keyhold-gtk
+}
 # session_audio: snd-aloop as the sound card. kuser's ALSA default (~/.asoundrc: hw:Loopback,0,1,
 # where a sound server's plugin would be) is the session's; the daemon's own device is
 # hw:Loopback,0,0; arecord captures both loopback ends. With the companion connected, 100 taps
@@ -465,6 +533,7 @@ EOF
     type_cells xterm us "$term"
     order_cell xterm us "$term"
   else fail "xterm focused (companion, us)"; fi
+  apps_check "$gtk" xterm "$term"
 
   # The added delay of a character typed through the companion (hand-off to acknowledgement: the
   # X server has delivered it), over the cells above.
@@ -571,6 +640,7 @@ wayland_phase() {
   focus_change_check gtk "$gtk" foot "$foot"
   focus keyhold-gtk
   companion_idle
+  apps_check "$gtk" foot "$foot"
   wl swaymsg 'input type:keyboard xkb_layout de' > /dev/null
   src_type kb x   # sway sends a keyboard's new keymap when it next types
   check "the companion reports sway's new keymap (de)" wait_log 10 "the desktop's keymap is German" $((de_before + 1))

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """A GTK 3 window with one text entry that writes its whole text to FILE on every change: what a
 real GTK application received (through its input method: GTK's own, which reads Ctrl+Shift+U
-hex entry). Usage: gtk-entry.py FILE TITLE"""
+hex entry). With "password", a password entry (its characters hidden; AT-SPI says password text).
+Usage: gtk-entry.py FILE TITLE [password]"""
 import sys
 
 import gi
@@ -10,6 +11,7 @@ gi.require_version("Gtk", "3.0")
 from gi.repository import GLib, Gtk  # noqa: E402
 
 path, title = sys.argv[1], sys.argv[2]
+password = len(sys.argv) > 3 and sys.argv[3] == "password"
 
 
 def changed(entry):
@@ -22,6 +24,9 @@ Gtk.Settings.get_default().set_property("gtk-cursor-blink", False)
 window = Gtk.Window(title=title)
 window.set_default_size(600, 60)
 entry = Gtk.Entry()
+if password:
+    entry.set_visibility(False)
+    entry.set_input_purpose(Gtk.InputPurpose.PASSWORD)
 entry.connect("changed", changed)
 window.add(entry)
 window.connect("destroy", Gtk.main_quit)

@@ -34,4 +34,11 @@ void kho_dispatch(struct pollfd *fds, int count);
 // AT-SPI accessibility bus); else it shows at the bottom centre.
 int kho_follows_caret(void);
 
+#include <stdint.h>
+// What has the focus, as its application says through AT-SPI: 0 unknown, 1 an editable text,
+// 2 a password field, 3 a terminal, 4 something else; its pid (0: unknown) and when the focus
+// last moved (CLOCK_MONOTONIC ms).
+int kho_focus_kind(int *pid, int64_t *at_ms);
+// When the focus last moved, as AT-SPI's events said (cheap: no D-Bus call).
+int64_t kho_focus_moved_at(void);
 #endif

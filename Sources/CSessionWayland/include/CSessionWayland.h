@@ -31,5 +31,8 @@ char *khw_keymap_for(const uint32_t *keysyms, int count);
 int khw_follows_focus(void);
 // How often another window became active (or none) since the last call.
 int khw_take_focus_changes(void);
+// The active window's app_id and whether it is fullscreen: 1, or 0 when none is active (or the
+// compositor does not say).
+int khw_focus(char *app_id, int app_id_size, int *fullscreen);
 
 #endif

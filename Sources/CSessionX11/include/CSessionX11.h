@@ -39,6 +39,10 @@ int khx_take_clicks(void);
 int khx_take_focus_changes(void);
 // Reads the X events waiting, then counts from zero again. Returns what khx_dispatch returned.
 int khx_reset_count(void);
+// The application whose window has the keyboard focus: WM_CLASS instance and class, its
+// _NET_WM_PID (0: not set) and whether it is fullscreen (_NET_WM_STATE_FULLSCREEN, or a window
+// as big as the screen where no window manager says so). 1, or 0 when no window has the focus.
+int khx_focus(char *instance, int instance_size, char *klass, int klass_size, int *pid, int *fullscreen);
 // The keymap as XKB text (malloc'd; the caller frees it), or NULL.
 char *khx_keymap_text(void);
 void khx_close(void);
