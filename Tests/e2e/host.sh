@@ -8,24 +8,27 @@
 E2E_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 E2E_VMDIR=${VM_DIR:-/tmp/keyhold-vm}
 
-# e2e_host SUITE NAME [--qmp] [--pkgs "PKG..."] [ARG...]: the whole host side of
+# e2e_host SUITE NAME [--qmp] [--keyhold] [--pkgs "PKG..."] [ARG...]: the whole host side of
 # Tests/e2e/SUITE.sh; prints "N passed, N failed" last and returns non-zero on any failure.
-#   1. the hook host_before_setup, if the suite defines it
-#   2. vm.sh setup, with PKG... added to VM_EXTRA_PKGS
-#   3. the hook host_after_setup
-#   4. the results folder E2E_RESDIR = ${E2E_RESULTS:-<repo>/e2e-results}/NAME, emptied
-#   5. the hook host_before_guest
-#   6. --qmp: qmp.py serving the guest's host_keys requests (E2E_QMP=1 in the guest, VM_QMP)
-#   7. one guest running "bash $HERE/SUITE.sh --guest" (e2e_vm_run, ARG... as described there)
-#   8. its counts (e2e_guest_counts) into E2E_PASSED and E2E_FAILED
-#   9. the hook host_after_guest: the suite's report and its "SUITE: ... total N s" line (from
+#   1. --keyhold: build the release keyhold if $KEYHOLD is unset (in $E2E_SCRATCH if set), check
+#      that it is executable, make its path absolute
+#   2. the hook host_before_setup, if the suite defines it
+#   3. vm.sh setup, with PKG... added to VM_EXTRA_PKGS
+#   4. the hook host_after_setup
+#   5. the results folder E2E_RESDIR = ${E2E_RESULTS:-<repo>/e2e-results}/NAME, emptied
+#   6. the hook host_before_guest
+#   7. --qmp: qmp.py serving the guest's host_keys requests (E2E_QMP=1 in the guest, VM_QMP)
+#   8. one guest running "bash $HERE/SUITE.sh --guest" (e2e_vm_run, ARG... as described there)
+#   9. its counts (e2e_guest_counts) into E2E_PASSED and E2E_FAILED
+#  10. the hook host_after_guest: the suite's report and its "SUITE: ... total N s" line (from
 #      E2E_T0); it may boot more guests and add their counts to E2E_PASSED and E2E_FAILED
 # A step or hook that fails ends it there with "0 passed, 1 failed" (a hook says why first).
 e2e_host() {
-  local suite=$1 name=$2 qmp=0 pkgs="" agent="" sock="" rc=0; shift 2
+  local suite=$1 name=$2 qmp=0 keyhold=0 pkgs="" agent="" sock="" rc=0; shift 2
   while [ $# -gt 0 ]; do
     case $1 in
       --qmp) qmp=1 ;;
+      --keyhold) keyhold=1 ;;
       --pkgs) pkgs=$2; shift ;;
       *) break ;;
     esac
@@ -35,6 +38,7 @@ e2e_host() {
   E2E_T0=$SECONDS
   E2E_RESDIR=${E2E_RESULTS:-$E2E_REPO/e2e-results}/$name
   local results=$E2E_RESDIR
+  if [ "$keyhold" = 1 ]; then e2e_release_keyhold "$suite" || { echo "0 passed, 1 failed"; return 1; }; fi
   e2e_hook host_before_setup || { echo "0 passed, 1 failed"; return 1; }
   local setup_env=()
   [ -z "$pkgs" ] || setup_env=(VM_EXTRA_PKGS="$pkgs ${VM_EXTRA_PKGS:-}")
@@ -79,6 +83,21 @@ e2e_vm_run() {
     esac
   done
   env "${vars[@]}" VM_ENV="$names ${VM_ENV:-}" VM_RWDIR="$out" "$HERE/vm.sh" run "$cmd"
+}
+
+# e2e_release_keyhold SUITE: sets KEYHOLD to an absolute path, building the release keyhold first
+# when KEYHOLD is unset (with --scratch-path $E2E_SCRATCH if set); fails if it is not executable
+e2e_release_keyhold() {
+  local suite=$1
+  if [ -z "${KEYHOLD:-}" ]; then
+    echo "$suite: building keyhold (release)"
+    local scratch=()
+    [ -z "${E2E_SCRATCH:-}" ] || scratch=(--scratch-path "$E2E_SCRATCH")
+    (cd "$E2E_REPO" && swift build -c release --product keyhold "${scratch[@]}" 2>&1 | tail -3) || return 1
+    KEYHOLD=$(cd "$E2E_REPO" && swift build -c release "${scratch[@]}" --show-bin-path)/keyhold
+  fi
+  [ -x "$KEYHOLD" ] || { echo "$suite: $KEYHOLD is not executable"; return 1; }
+  KEYHOLD=$(cd "$(dirname "$KEYHOLD")" && pwd)/$(basename "$KEYHOLD")
 }
 
 # e2e_guest_counts SUITE RESULTS RC: sets E2E_P and E2E_F from the counts the guest wrote to
