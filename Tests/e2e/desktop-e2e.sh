@@ -702,32 +702,28 @@ guest() {
 # ---- host side ----------------------------------------------------------------------------------
 
 host() {
-  local repo; repo=$(cd "$HERE/../.." && pwd)
-  local results=${E2E_RESULTS:-$repo/e2e-results}/desktop
-  local t0=$SECONDS
-  if [ -z "${KEYHOLD:-}" ]; then
-    (cd "$repo" && swift build -c release --product keyhold 2>&1 | tail -1) || { echo "0 passed, 1 failed"; return 1; }
-    KEYHOLD=$(cd "$repo" && swift build -c release --show-bin-path)/keyhold
-  fi
-  KEYHOLD=$(cd "$(dirname "$KEYHOLD")" && pwd)/$(basename "$KEYHOLD")
-  # The companion is taken from beside the daemon's binary.
-  if [ ! -x "$(dirname "$KEYHOLD")/keyhold-session" ]; then
-    echo "desktop-e2e: no keyhold-session beside $KEYHOLD (swift build -c release --product keyhold-session)"
-    echo "0 passed, 1 failed"; return 1
-  fi
-  VM_EXTRA_PKGS="alsa-utils ${VM_EXTRA_PKGS:-}" "$HERE/vm.sh" setup || { echo "0 passed, 1 failed"; return 1; }
-  rm -rf "$results"; mkdir -p "$results"
-  local rc=0 vmdir=${VM_DIR:-/tmp/keyhold-vm}
-  E2E_OUT=$results E2E_PROBE=$vmdir/bin/probe KEYHOLD=$KEYHOLD \
-    VM_ENV="E2E_OUT E2E_PROBE KEYHOLD DESKTOP_PHASES ${VM_ENV:-}" VM_SYSTEMD=1 VM_RWDIR=$results VM_MEM=${VM_MEM:-2048} VM_CPUS=${VM_CPUS:-2} \
-    VM_TIMEOUT=${VM_TIMEOUT:-900} "$HERE/vm.sh" run "bash $HERE/desktop-e2e.sh --guest" || rc=$?
   # shellcheck source=host.sh
   . "$HERE/host.sh"
-  e2e_guest_counts desktop-e2e "$results" "$rc"
-  local p=$E2E_P f=$E2E_F
-  echo "desktop-e2e: results in $results; total $((SECONDS - t0)) s"
-  echo "$p passed, $f failed"
-  [ "$f" -eq 0 ]
+  e2e_host desktop-e2e desktop --pkgs alsa-utils KEYHOLD DESKTOP_PHASES \
+    VM_SYSTEMD=1 VM_MEM="${VM_MEM:-2048}" VM_CPUS="${VM_CPUS:-2}" VM_TIMEOUT="${VM_TIMEOUT:-900}"
+}
+
+# keyhold (not e2e_host --keyhold: built quietly, in .build, not checked) and the companion,
+# which is taken from beside the daemon's binary
+host_before_setup() {
+  if [ -z "${KEYHOLD:-}" ]; then
+    (cd "$E2E_REPO" && swift build -c release --product keyhold 2>&1 | tail -1) || return 1
+    KEYHOLD=$(cd "$E2E_REPO" && swift build -c release --show-bin-path)/keyhold
+  fi
+  KEYHOLD=$(cd "$(dirname "$KEYHOLD")" && pwd)/$(basename "$KEYHOLD")
+  if [ ! -x "$(dirname "$KEYHOLD")/keyhold-session" ]; then
+    echo "desktop-e2e: no keyhold-session beside $KEYHOLD (swift build -c release --product keyhold-session)"
+    return 1
+  fi
+}
+
+host_after_guest() {
+  echo "desktop-e2e: results in $E2E_RESDIR; total $((SECONDS - E2E_T0)) s"
 }
 
 if [ "${1:-}" = --guest ]; then guest; else host; fi

@@ -270,43 +270,43 @@ EOF
 }
 
 host() {
-  local repo; repo=$(cd "$HERE/../.." && pwd)
-  local results=${E2E_RESULTS:-$repo/e2e-results}/feedback
-  local vmdir=${VM_DIR:-/tmp/keyhold-vm} t0=$SECONDS
-  VM_EXTRA_PKGS="alsa-utils ${VM_EXTRA_PKGS:-}" "$HERE/vm.sh" setup || { echo "0 passed, 1 failed"; return 1; }
-  local keyhold=${KEYHOLD:-$repo/.build/debug/keyhold}
-  if [ ! -x "$keyhold" ]; then
-    echo "feedback-e2e: building keyhold"; (cd "$repo" && swift build --product keyhold) || { echo "0 passed, 1 failed"; return 1; }
+  # shellcheck source=host.sh
+  . "$HERE/host.sh"
+  e2e_host feedback-e2e feedback --pkgs alsa-utils KEYHOLD FFDRIVER="$E2E_VMDIR/bin/ffdriver" VM_TIMEOUT="${VM_TIMEOUT:-300}"
+}
+
+# after vm.sh setup: keyhold (not e2e_host --keyhold: the debug build by default, built if
+# missing), which must have `feedback test`; the ffdriver tool
+host_after_setup() {
+  KEYHOLD=${KEYHOLD:-$E2E_REPO/.build/debug/keyhold}
+  if [ ! -x "$KEYHOLD" ]; then
+    echo "feedback-e2e: building keyhold"; (cd "$E2E_REPO" && swift build --product keyhold) || return 1
   fi
-  if ! "$keyhold" feedback test --help > /dev/null 2>&1; then
-    echo "feedback-e2e: $keyhold has no 'feedback test' command (FeedbackCommand not registered?)"
-    echo "0 passed, 1 failed"; return 1
+  if ! "$KEYHOLD" feedback test --help > /dev/null 2>&1; then
+    echo "feedback-e2e: $KEYHOLD has no 'feedback test' command (FeedbackCommand not registered?)"
+    return 1
   fi
-  mkdir -p "$vmdir/bin"
-  if [ ! -x "$vmdir/bin/ffdriver" ] || [ "$HERE/ffdriver.c" -nt "$vmdir/bin/ffdriver" ]; then
-    gcc -O2 -Wall -Wextra -o "$vmdir/bin/ffdriver" "$HERE/ffdriver.c" || { echo "0 passed, 1 failed"; return 1; }
+  mkdir -p "$E2E_VMDIR/bin"
+  if [ ! -x "$E2E_VMDIR/bin/ffdriver" ] || [ "$HERE/ffdriver.c" -nt "$E2E_VMDIR/bin/ffdriver" ]; then
+    gcc -O2 -Wall -Wextra -o "$E2E_VMDIR/bin/ffdriver" "$HERE/ffdriver.c" || return 1
   fi
-  rm -rf "$results"; mkdir -p "$results"
-  # the custom sound: 60 ms of 440 Hz, 44.1 kHz stereo, peak 20000 (converted to 48 kHz mono)
-  "$PY" - "$results/custom.wav" <<'EOF'
+}
+
+# in the emptied results folder: the custom sound, 60 ms of 440 Hz, 44.1 kHz stereo, peak 20000
+# (converted to 48 kHz mono)
+host_before_guest() {
+  "$PY" - "$E2E_RESDIR/custom.wav" <<'EOF'
 import math, struct, sys, wave
 w = wave.open(sys.argv[1], "wb"); w.setnchannels(2); w.setsampwidth(2); w.setframerate(44100)
 n = int(0.06 * 44100)
 frames = b"".join(struct.pack("<hh", v, v) for v in (round(20000 * math.sin(2 * math.pi * 440 * i / 44100)) for i in range(n)))
 w.writeframes(frames); w.close()
 EOF
-  local rc=0
-  E2E_OUT=$results E2E_PROBE=$vmdir/bin/probe KEYHOLD=$keyhold FFDRIVER=$vmdir/bin/ffdriver \
-    VM_ENV="E2E_OUT E2E_PROBE KEYHOLD FFDRIVER ${VM_ENV:-}" VM_RWDIR=$results \
-    VM_TIMEOUT=${VM_TIMEOUT:-300} "$HERE/vm.sh" run "bash $HERE/feedback-e2e.sh --guest" || rc=$?
-  # shellcheck source=host.sh
-  . "$HERE/host.sh"
-  e2e_guest_counts feedback-e2e "$results" "$rc"
-  local p=$E2E_P f=$E2E_F
-  [ -f "$results/measurements.txt" ] && sed 's/^/feedback-e2e: /' "$results/measurements.txt"
-  echo "feedback-e2e: total $((SECONDS - t0)) s"
-  echo "$p passed, $f failed"
-  [ "$f" -eq 0 ]
+}
+
+host_after_guest() {
+  [ -f "$E2E_RESDIR/measurements.txt" ] && sed 's/^/feedback-e2e: /' "$E2E_RESDIR/measurements.txt"
+  echo "feedback-e2e: total $((SECONDS - E2E_T0)) s"
 }
 
 if [ "${1:-}" = --guest ]; then guest; else host; fi

@@ -574,47 +574,26 @@ bench_guest() {
 # ----------------------------------------------------------------------------------------------
 
 host() {
-  local repo; repo=$(cd "$HERE/../.." && pwd)
-  local results=${E2E_RESULTS:-$repo/e2e-results}/keyhold
-  local t0=$SECONDS
-  if [ -z "${KEYHOLD:-}" ]; then
-    echo "run-e2e: building keyhold (release)"
-    local scratch=()
-    [ -z "${E2E_SCRATCH:-}" ] || scratch=(--scratch-path "$E2E_SCRATCH")
-    (cd "$repo" && swift build -c release --product keyhold "${scratch[@]}" 2>&1 | tail -3) || { echo "0 passed, 1 failed"; return 1; }
-    KEYHOLD=$(cd "$repo" && swift build -c release "${scratch[@]}" --show-bin-path)/keyhold
-  fi
-  [ -x "$KEYHOLD" ] || { echo "run-e2e: $KEYHOLD is not executable"; echo "0 passed, 1 failed"; return 1; }
-  KEYHOLD=$(cd "$(dirname "$KEYHOLD")" && pwd)/$(basename "$KEYHOLD")
-  "$HERE/vm.sh" setup || { echo "0 passed, 1 failed"; return 1; }
-  rm -rf "$results"; mkdir -p "$results/.qmp"
-  local vmdir=${VM_DIR:-/tmp/keyhold-vm}
-  local sock; sock=$(mktemp -u "$vmdir/qmp.XXXXXX")
-  /usr/bin/python3 "$HERE/qmp.py" "$sock" serve "$results/.qmp" &
-  local agent=$! rc=0
-  E2E_OUT=$results E2E_PROBE=$vmdir/bin/probe E2E_QMP=1 KEYHOLD=$KEYHOLD \
-    VM_ENV="E2E_OUT E2E_PROBE E2E_QMP KEYHOLD ${VM_ENV:-}" VM_QMP=$sock VM_RWDIR=$results \
-    VM_TIMEOUT=${VM_TIMEOUT:-900} "$HERE/vm.sh" run "bash $HERE/run-e2e.sh --guest" || rc=$?
-  kill "$agent" 2>/dev/null; wait "$agent" 2>/dev/null; rm -f "$sock"
   # shellcheck source=host.sh
   . "$HERE/host.sh"
-  e2e_guest_counts run-e2e "$results" "$rc"
-  local p=$E2E_P f=$E2E_F
+  e2e_host run-e2e keyhold --qmp --keyhold KEYHOLD VM_TIMEOUT="${VM_TIMEOUT:-900}"
+}
+
+# after the main guest: its idle figures, then the benchmark in a guest of its own
+host_after_guest() {
+  local results=$E2E_RESDIR rc=0
   if [ -s "$results/benchmark.txt" ]; then echo "run-e2e: idle (TCG guest):"; sed 's/^/  /' "$results/benchmark.txt"; fi
   # the benchmark in a guest of its own, with BENCH_CPUS vCPUs (1, as keyd was measured)
   if [ "$BENCH_ROUNDS" -gt 0 ]; then
-    mkdir -p "$results/bench"; rc=0
-    E2E_OUT=$results/bench E2E_PROBE=$vmdir/bin/probe KEYHOLD=$KEYHOLD BENCH_ROUNDS=$BENCH_ROUNDS BENCH_TAPS=$BENCH_TAPS \
-      VM_ENV="E2E_OUT E2E_PROBE KEYHOLD BENCH_ROUNDS BENCH_TAPS ${VM_ENV:-}" VM_RWDIR=$results/bench VM_CPUS=${BENCH_CPUS:-1} \
-      VM_TIMEOUT=${VM_TIMEOUT:-900} "$HERE/vm.sh" run "bash $HERE/run-e2e.sh --bench" > "$results/bench/guest.log" 2>&1 || rc=$?
+    mkdir -p "$results/bench"
+    e2e_vm_run "$results/bench" "bash $HERE/run-e2e.sh --bench" KEYHOLD BENCH_ROUNDS BENCH_TAPS \
+      VM_CPUS="${BENCH_CPUS:-1}" VM_TIMEOUT="${VM_TIMEOUT:-900}" > "$results/bench/guest.log" 2>&1 || rc=$?
     e2e_guest_counts run-e2e-bench "$results/bench" "$rc"
-    p=$((p + E2E_P)); f=$((f + E2E_F))
+    E2E_PASSED=$((E2E_PASSED + E2E_P)) E2E_FAILED=$((E2E_FAILED + E2E_F))
     [ "$E2E_F" -eq 0 ] || tail -20 "$results/bench/guest.log"
     if [ -s "$results/bench/benchmark.txt" ]; then echo "run-e2e: benchmark (TCG guest):"; sed 's/^/  /' "$results/bench/benchmark.txt"; fi
   fi
-  echo "run-e2e: keyhold $KEYHOLD; results in $results; total $((SECONDS - t0)) s"
-  echo "$p passed, $f failed"
-  [ "$f" -eq 0 ]
+  echo "run-e2e: keyhold $KEYHOLD; results in $results; total $((SECONDS - E2E_T0)) s"
 }
 
 case "${1:-}" in

@@ -478,33 +478,31 @@ int main(void) {
 EOF
 }
 
+# acl (setfacl for the keyboard ACL rule) and libinput-tools (`libinput quirks list`) let the
+# guest check the udev rule and the libinput quirk for real
 host() {
-  local repo; repo=$(cd "$HERE/../.." && pwd)
-  local results=${E2E_RESULTS:-$repo/e2e-results}/service
-  local vmdir=${VM_DIR:-/tmp/keyhold-vm} t0=$SECONDS
-  if [ -z "${KEYHOLD:-}" ]; then
-    echo "service-e2e: building keyhold (release)"
-    (cd "$repo" && swift build -c release > /dev/null) || { echo "0 passed, 1 failed"; return 1; }
-    KEYHOLD=$repo/.build/release/keyhold
-  fi
-  # acl (setfacl for the keyboard ACL rule) and libinput-tools (`libinput quirks list`) let the
-  # guest check the udev rule and the libinput quirk for real
-  VM_EXTRA_PKGS="acl libinput-tools ${VM_EXTRA_PKGS:-}" "$HERE/vm.sh" setup || { echo "0 passed, 1 failed"; return 1; }
-  local fake=$vmdir/bin/fake-logind
-  write_fake_logind > "$vmdir/fake-logind.c"
-  gcc -O2 -Wall -o "$fake" "$vmdir/fake-logind.c" -lsystemd || { echo "0 passed, 1 failed"; return 1; }
-  rm -rf "$results"; mkdir -p "$results"
-  local rc=0
-  E2E_OUT=$results E2E_PROBE=$vmdir/bin/probe KEYHOLD=$KEYHOLD REPO=$repo FAKE_LOGIND=$fake \
-    VM_ENV="E2E_OUT E2E_PROBE KEYHOLD REPO FAKE_LOGIND ${VM_ENV:-}" VM_SYSTEMD=1 VM_RWDIR=$results \
-    VM_TIMEOUT=${VM_TIMEOUT:-900} "$HERE/vm.sh" run "bash $HERE/service-e2e.sh --guest" || rc=$?
   # shellcheck source=host.sh
   . "$HERE/host.sh"
-  e2e_guest_counts service-e2e "$results" "$rc"
-  local p=$E2E_P f=$E2E_F
-  echo "service-e2e: total $((SECONDS - t0)) s; journal in $results/journal.txt"
-  echo "$p passed, $f failed"
-  [ "$f" -eq 0 ]
+  e2e_host service-e2e service --pkgs "acl libinput-tools" KEYHOLD REPO="$E2E_REPO" \
+    FAKE_LOGIND="$E2E_VMDIR/bin/fake-logind" VM_SYSTEMD=1 VM_TIMEOUT="${VM_TIMEOUT:-900}"
+}
+
+# keyhold (not e2e_host --keyhold: every product built, release, in .build)
+host_before_setup() {
+  if [ -z "${KEYHOLD:-}" ]; then
+    echo "service-e2e: building keyhold (release)"
+    (cd "$E2E_REPO" && swift build -c release > /dev/null) || return 1
+    KEYHOLD=$E2E_REPO/.build/release/keyhold
+  fi
+}
+
+host_after_setup() {
+  write_fake_logind > "$E2E_VMDIR/fake-logind.c"
+  gcc -O2 -Wall -o "$E2E_VMDIR/bin/fake-logind" "$E2E_VMDIR/fake-logind.c" -lsystemd
+}
+
+host_after_guest() {
+  echo "service-e2e: total $((SECONDS - E2E_T0)) s; journal in $E2E_RESDIR/journal.txt"
 }
 
 if [ "${1:-}" = --guest ]; then guest; else host; fi
