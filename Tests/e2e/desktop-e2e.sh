@@ -705,7 +705,7 @@ host() {
   # shellcheck source=host.sh
   . "$HERE/host.sh"
   e2e_host desktop-e2e desktop --pkgs alsa-utils KEYHOLD DESKTOP_PHASES \
-    VM_SYSTEMD=1 VM_MEM="${VM_MEM:-2048}" VM_CPUS="${VM_CPUS:-2}" VM_TIMEOUT="${VM_TIMEOUT:-900}"
+    VM_SYSTEMD=1 VM_MEM="${VM_MEM:-2048}" VM_CPUS="${VM_CPUS:-2}" VM_TIMEOUT="${VM_TIMEOUT:-1200}"
 }
 
 # keyhold (not e2e_host --keyhold: built quietly, in .build, not checked) and the companion,
