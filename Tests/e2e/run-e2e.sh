@@ -27,6 +27,9 @@
 #   flood     20,000 events at keyboard rate: none lost, order kept; an unthrottled 20,000-event
 #             burst (overflows the kernel's 64-event buffer): order kept, a SYN_DROPPED resync
 #             logged, nothing stuck
+#   soak      a day of typing, shortened: 10^5 events with callouts, dual-role keys, layer
+#             switches and reloads between them: none lost, none held, no file left open, RSS
+#             steady (printed at the start and the end, with CPU per event)
 #   idle      no wake-ups in 10 idle seconds
 #   leds      Caps Lock set by the console is mirrored to the grabbed keyboard and the engine
 #   sigterm   SIGTERM mid-hold: exit 0, every key released on the virtual keyboard, device gone
@@ -192,6 +195,51 @@ bench_passthrough() {
     passthrough_stop "$1"
   fi
   grep -q '^latency: events' "$E2E_WORK/$1.lat" || { echo "bench $1:" >&2; cat "$E2E_WORK/$1.lat" >&2; }
+}
+# soak CFG: a day of typing, shortened: SOAK_SEGMENTS (10) segments of SOAK_EVENTS (10,000) key
+# events at keyboard rate (the flood's a..z: forwarded keys and keys with callouts, typed on
+# press), each recorded on the virtual keyboard and checked complete and in order; between
+# segments a callout (hold e, 2), a dual-role Caps Lock as Ctrl and as Escape, a layer switch and
+# back, and a reload. RSS, open files and CPU time per event are printed after the first segment
+# and at the end: nothing may grow (open files the same, RSS within 1 MiB), nothing is lost,
+# no key is left held. SOAK_SEGMENTS=100 makes it 10^6 events (about 20 minutes under TCG).
+soak() {
+  local cfg=$1 segments=${SOAK_SEGMENTS:-10} per=${SOAK_EVENTS:-10000} i bad=0 reloads
+  cp "$cfg" "$E2E_WORK/before-soak.toml"
+  printf '%s\n' '[bindings]' 'capslock = { tap = "escape", hold = "control" }' \
+    'rightalt = { press = "keyboardType:symbolic", release = "keyboardType:alphabetic" }' \
+    '[layers.symbolic]' 'j = "text:("' > "$cfg"
+  reloads=$(log_count "reloaded configuration from $cfg")
+  kill -HUP "$KH_PID"; wait_log 10 "reloaded configuration from $cfg" $((reloads + 1))
+  flood_cmds "$per" 4 4 > "$E2E_WORK/soak.cmds"
+  local rss0 fds0 cpu0 t0 rss1 fds1 cpu1 t1 out
+  for ((i = 1; i <= segments; i++)); do
+    record_start soak "$KH_DEV" -n "$per" -t 120
+    cat "$E2E_WORK/soak.cmds" >&"${SRC_FD[kb]}"
+    wait "${REC_PID[soak]}"
+    out=$("$PROBE" flood-verify "$per" -s < "${REC_FILE[soak]}") || { bad=$((bad + 1)); log "soak segment $i: $out"; }
+    src_send kb "d e" "t 600" "u e" "t 50" "d KEY_2" "u KEY_2" \
+      "d KEY_CAPSLOCK" "t 30" "d KEY_C" "t 40" "u KEY_C" "t 20" "u KEY_CAPSLOCK" "t 20" "d KEY_CAPSLOCK" "t 80" "u KEY_CAPSLOCK" \
+      "d KEY_RIGHTALT" "d KEY_J" "u KEY_J" "u KEY_RIGHTALT"
+    src_sync kb 30
+    kill -HUP "$KH_PID"; wait_log 10 "reloaded configuration from $cfg" $((reloads + 1 + i)) > /dev/null
+    keystate_is "$KH_DEV" "held: none" 10 || bad=$((bad + 1))
+    if [ "$i" = 1 ]; then
+      rss0=$(awk '$1 == "VmRSS:" {print $2}' /proc/"$KH_PID"/status); fds0=$(ls /proc/"$KH_PID"/fd | wc -l); cpu0=$(cpu_ns "$KH_PID"); t0=$(now_us)
+    fi
+  done
+  rss1=$(awk '$1 == "VmRSS:" {print $2}' /proc/"$KH_PID"/status); fds1=$(ls /proc/"$KH_PID"/fd | wc -l); cpu1=$(cpu_ns "$KH_PID"); t1=$(now_us)
+  local events=$(( (segments - 1) * (per + 22) ))
+  bench "soak: $((segments * per)) flood events and $segments rounds of callout, dual-role, layer and reload; $(( (t1 - t0) / 1000000 )) s after the first segment"
+  bench "soak: after segment 1: RSS $rss0 kB, $fds0 open files; at the end: RSS $rss1 kB, $fds1 open files"
+  [ "$events" -gt 0 ] && bench "soak: CPU per event $(( (cpu1 - cpu0) / events )) ns (main thread, the reloads included)"
+  check "soak: $segments segments of $per events complete and in order, nothing held after each round" test "$bad" -eq 0
+  check "soak: no file left open (open files $fds0 -> $fds1)" test "$fds1" -le "$fds0"
+  check "soak: memory does not grow (RSS $rss0 -> $rss1 kB, within 1 MiB)" test $((rss1 - rss0)) -le 1024
+  check "soak: keyhold still running" kill -0 "$KH_PID"
+  cp "$E2E_WORK/before-soak.toml" "$cfg"
+  reloads=$(log_count "reloaded configuration from $cfg")
+  kill -HUP "$KH_PID"; wait_log 10 "reloaded configuration from $cfg" $((reloads + 1)) > /dev/null
 }
 # cpu_ns PID: time the process's main thread has run, in ns (the scheduler's own account, not
 # tick sampling, which under TCG charges whoever is running when the tick lands)
@@ -484,6 +532,9 @@ EOF
   check "flood: keyhold still running" kill -0 "$KH_PID"
   # the paced tail of what got through (250 transitions a second) goes out first
   check "flood: typing works afterwards" wait_flowing kb "$KH_DEV" 30
+
+  # ---- soak: a day of typing, shortened ------------------------------------------------------
+  soak "$CFG"
 
   # ---- idle -----------------------------------------------------------------------------------
   local rss hwm cs0 cs1 threads
