@@ -43,11 +43,15 @@ int khc_focus_kind(int *pid, int64_t *at_ms) {
     if (error) { g_error_free(error); error = NULL; } else *pid = (int)process;
     AtspiRole role = atspi_accessible_get_role(focused, &error);
     if (error) { g_error_free(error); return KHC_FOCUS_UNKNOWN; }
-    if (role == ATSPI_ROLE_PASSWORD_TEXT) return KHC_FOCUS_PASSWORD;
-    if (role == ATSPI_ROLE_TERMINAL) return KHC_FOCUS_TERMINAL;
+    // Still focused now: toolkits say so only while its window is the active one, so a widget
+    // of a window that lost the focus to one that speaks no AT-SPI (a game) is not taken for it.
     AtspiStateSet *states = atspi_accessible_get_state_set(focused);
+    int still = states && atspi_state_set_contains(states, ATSPI_STATE_FOCUSED);
     int editable = states && atspi_state_set_contains(states, ATSPI_STATE_EDITABLE);
     if (states) g_object_unref(states);
+    if (!still) return KHC_FOCUS_UNKNOWN;
+    if (role == ATSPI_ROLE_PASSWORD_TEXT) return KHC_FOCUS_PASSWORD;
+    if (role == ATSPI_ROLE_TERMINAL) return KHC_FOCUS_TERMINAL;
     return editable ? KHC_FOCUS_TEXT : KHC_FOCUS_OTHER;
 }
 

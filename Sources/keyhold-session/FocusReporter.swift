@@ -8,14 +8,7 @@ import KeyholdKit
 /// and only to the daemon (never logged: `keyhold status` shows it).
 struct FocusReporter {
     private(set) var reported: ApplicationFocus?
-    private var window: FocusedWindow?
-    private var windowSince: Int64 = 0
     private var accessibilitySeenAt: Int64 = -1
-
-    /// AT-SPI's focus event for a window's widget can come just before the display server's
-    /// word that the window is active: an answer this much older still counts (Wayland, where
-    /// no process id ties the two together).
-    static let accessibilityLeadMilliseconds: Int64 = 500
 
     /// The focus now, when it differs from what was reported; `windowChanged`: the display
     /// server said another window is active since the last call.
@@ -24,18 +17,13 @@ struct FocusReporter {
         guard windowChanged || reported == nil || moved != accessibilitySeenAt else { return nil }
         accessibilitySeenAt = moved
         let accessibility = overlay?.focusKind()
-        let now = Companion.now()
-        let current = typist.focusedWindow()
-        if current != window {
-            window = current
-            windowSince = now
-        }
-        guard let window else { return remember(.unknown) }
+        guard let window = typist.focusedWindow() else { return remember(.unknown) }
         var field = ApplicationFocus.TextField.unknown
-        if let accessibility, accessibility.kind != .unknown {
-            let belongs = if let pid = window.pid, accessibility.pid != 0 { pid == accessibility.pid }
-                else { accessibility.at >= windowSince - Self.accessibilityLeadMilliseconds }
-            if belongs { field = accessibility.kind }
+        // AT-SPI names a widget only while it is focused, which toolkits say only while its window
+        // is active; where the display server names the window's process (X11), it must match.
+        if let accessibility, accessibility.kind != .unknown,
+           window.pid == nil || accessibility.pid == 0 || window.pid == accessibility.pid {
+            field = accessibility.kind
         }
         if field == .unknown && window.fullscreen { field = .none }
         return remember(ApplicationFocus(ids: window.ids, textField: field))
