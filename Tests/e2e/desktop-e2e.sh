@@ -298,12 +298,14 @@ apps_check() {
   check "$TARGET: the daemon reloads with [apps.\"$term\"] callouts = false" wait_log 10 "reloaded configuration from" $((reloads + 1))
   if check "$TARGET: $term focused (rule)" focus "keyhold-$term"; then
     check "$TARGET: keyhold status names the rule in force" wait_until 10 status_has "rule apps.\"$term\""
-    clear "$term" "$tfile"; src_send kb "d e" "t 1000" "u e"
+    # Held 1.5 s: a terminal that repeats on its own timer (foot) under a slow guest still repeats
+    # at least once; with a callout it would show one e and nothing more.
+    clear "$term" "$tfile"; src_send kb "d e" "t 1500" "u e"
     sleep 2   # the held key's repeats, then nothing more
     local got; got=$(cat "$tfile")
-    MATRIX+=("$(printf '%-8s %-6s %-4s %-22s %s' "$TARGET" "$term" us "rule: e held 1 s" "${#got} characters: ${got:0:40}")")
+    MATRIX+=("$(printf '%-8s %-6s %-4s %-22s %s' "$TARGET" "$term" us "rule: e held 1.5 s" "${#got} characters: ${got:0:40}")")
     check "$TARGET: $term got plain key repeat with [apps.\"$term\"] callouts = false (e and its repeats only, no callout)" \
-      eval "grep -qxE 'e{3,}' '$tfile'"
+      eval "grep -qxE 'e{2,}' '$tfile'"
   fi
   sed -i "/^\[apps.\"$term\"\]/,/^callouts = false/d" "$CFG"
   reloads=$(log_count "reloaded configuration from")
