@@ -1,4 +1,4 @@
-# Keyhold: build and install as a system service.
+# Keyhold: build, install as a system service, or make a Debian package of it.
 #
 #   make                         release build (swift build -c release)
 #   sudo make install            install the Debian build packages (scripts/install-deps.sh),
@@ -8,17 +8,23 @@
 #                                session companion (keyhold-session) for every graphical session
 #   sudo make install-files BINARY=path/to/keyhold   the same with a binary built elsewhere
 #   sudo make uninstall          stop, disable and remove everything but /etc/keyhold
+#   make deb                     release build, then keyhold_VERSION_ARCH.deb in this directory
+#                                (install it with: sudo apt install ./keyhold_VERSION_ARCH.deb)
+#   make deb-only BINARY=path/to/keyhold   the package of binaries built elsewhere
 #   make version                 the version (Sources/keyhold/Version.swift: the one place it is)
 #   make list-files              where install-files puts each file (and its flags in packaging/files)
 #
-# What goes where is listed once, in packaging/files: install-files and uninstall read it through
-# packaging/install-files. What makes the files take effect (user and group, udev, systemd) is
-# packaging/activate.sh.
+# What goes where is listed once, in packaging/files: install-files, uninstall and the package
+# read it through packaging/install-files (the package is install-files staged with PREFIX=/usr).
+# What makes the files take effect (user and group, udev, systemd) is packaging/activate.sh:
+# make install runs it, and make deb copies it into the package's maintainer scripts.
 #
 # Knobs: PREFIX (/usr/local), DESTDIR (staging root for packages: nothing is run, nothing is
 # started), NO_START=1 (install and reload, but do not enable or start the service), SWIFT,
-# SWIFT_FLAGS. systemd, udev and sysusers read /usr/local/lib/... as well as /usr/lib/...; libinput
-# reads quirks only from its own data directory, hence QUIRKSDIR outside PREFIX.
+# SWIFT_FLAGS; for deb: DEB_VERSION (the package's version, VERSION by default), DEB_OUT (where
+# the .deb goes), DEB_STAGE. systemd, udev and sysusers read /usr/local/lib/... as well as
+# /usr/lib/...; libinput reads quirks only from its own data directory, hence QUIRKSDIR outside
+# PREFIX.
 
 VERSION      := $(shell sed -n 's/^ *static let current = "\(.*\)"$$/\1/p' Sources/keyhold/Version.swift)
 PREFIX       ?= /usr/local
@@ -40,13 +46,16 @@ SESSION_BINARY ?= $(dir $(BINARY))keyhold-session
 AUTOSTARTDIR ?= $(SYSCONFDIR)/xdg/autostart
 
 SYSTEMCTL    ?= systemctl
+DEB_VERSION  ?= $(VERSION)
+DEB_OUT      ?= .
+DEB_STAGE    ?= .build/deb
 
 # The directories and binaries packaging/install-files and packaging/activate.sh read.
 INSTALL_ENV = BINDIR='$(BINDIR)' UNITDIR='$(UNITDIR)' USERUNITDIR='$(USERUNITDIR)' UDEVRULESDIR='$(UDEVRULESDIR)' \
   SYSUSERSDIR='$(SYSUSERSDIR)' MODULESDIR='$(MODULESDIR)' QUIRKSDIR='$(QUIRKSDIR)' SYSCONFDIR='$(SYSCONFDIR)' \
   AUTOSTARTDIR='$(AUTOSTARTDIR)' BINARY='$(BINARY)' SESSION_BINARY='$(SESSION_BINARY)' DESTDIR='$(DESTDIR)'
 
-.PHONY: all deps build install install-files uninstall activate version list-files
+.PHONY: all deps build install install-files uninstall activate deb deb-only version list-files
 
 all: build
 
@@ -94,6 +103,20 @@ uninstall:
 	@if [ -z "$(DESTDIR)" ]; then \
 	  $(INSTALL_ENV) sh -c '. packaging/activate.sh && keyhold_deactivate && keyhold_delete_accounts'; fi
 	@echo "kept $(SYSCONFDIR)/keyhold (your configuration); removed the keyhold user and group"
+
+# The Debian package: install-files staged with PREFIX=/usr, then packaging/build-deb (control
+# file, dpkg-shlibdeps, maintainer scripts, dpkg-deb). The preinst gets the list of what a
+# make install with this Makefile's defaults puts where the package puts nothing, to remove it.
+deb: build
+	@$(MAKE) --no-print-directory deb-only
+
+deb-only:
+	@test -x "$(SESSION_BINARY)" || { echo "make: no keyhold-session at $(SESSION_BINARY): the package carries both programs (run make)" >&2; exit 1; }
+	rm -rf "$(DEB_STAGE)"
+	$(MAKE) --no-print-directory install-files PREFIX=/usr DESTDIR="$(abspath $(DEB_STAGE))/debian/keyhold" > /dev/null
+	$(MAKE) -s --no-print-directory list-files DESTDIR= > "$(DEB_STAGE)/source-install.list"
+	$(MAKE) -s --no-print-directory list-files DESTDIR= PREFIX=/usr > "$(DEB_STAGE)/package.list"
+	VERSION='$(VERSION)' DEB_VERSION='$(DEB_VERSION)' DEB_OUT='$(DEB_OUT)' packaging/build-deb "$(DEB_STAGE)"
 
 version:
 	@echo $(VERSION)
