@@ -47,15 +47,23 @@ keyhold_systemd_reload() {
   if [ -d /run/systemd/system ]; then systemctl daemon-reload; fi
 }
 
-# keyhold_drop_acls: user keyhold's entry goes from each node; so does the mask setfacl added with
-# it, when no other named entry is left (the node's ACL is then as before the install).
+# keyhold_drop_acls: user keyhold's entry goes from every node that has one; so does the mask
+# setfacl added with it, where no other named entry is left (the node's ACL is then as before the
+# install). One getfacl and one setfacl for all nodes: a VT alone has 63 of them.
 keyhold_drop_acls() {
   command -v setfacl > /dev/null && getent passwd keyhold > /dev/null || return 0
-  for node in /dev/input/event* /dev/uinput /dev/snd/* /dev/tty[0-9]*; do
-    getfacl -pc "$node" 2> /dev/null | grep -q '^user:keyhold:' || continue
-    setfacl -x u:keyhold "$node" || continue
-    getfacl -pc "$node" | grep -Eq '^(user|group):[^:]+:' || setfacl -b "$node"
-  done
+  nodes=$(getfacl -p /dev/input/event* /dev/uinput /dev/snd/* /dev/tty[0-9]* 2> /dev/null \
+    | awk '/^# file: / { f = substr($0, 9) } /^user:keyhold:/ { print f }')
+  [ -n "$nodes" ] || return 0
+  # shellcheck disable=SC2086   # device paths, one a word
+  setfacl -x u:keyhold $nodes || true
+  # shellcheck disable=SC2086
+  bare=$(getfacl -p $nodes 2> /dev/null | awk '
+    /^# file: / { if (f != "" && !named) print f; f = substr($0, 9); named = 0 }
+    /^(user|group):[^:]+:/ { named = 1 }
+    END { if (f != "" && !named) print f }')
+  # shellcheck disable=SC2086
+  if [ -n "$bare" ]; then setfacl -b $bare || true; fi
 }
 
 # keyhold_remove_old_layout: an install from before 75-keyhold.rules gave group keyhold every
