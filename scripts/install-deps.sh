@@ -20,6 +20,8 @@ if [ "${1:-}" = "--e2e" ]; then
   # The picker at the caret (AT-SPI: the accessibility bus on the user's session bus),
   # and the companion's sounds captured from snd-aloop.
   pkgs+=(at-spi2-core dbus-user-session alsa-utils)
+  # The package suite checks make deb's package with lintian.
+  pkgs+=(lintian)
 fi
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
