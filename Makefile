@@ -80,8 +80,8 @@ install-files:
 
 # Makes the installed files take effect on this machine (run by install-files without DESTDIR).
 activate:
-	@# the keyhold user and group, uinput, udev rules applied to the devices present, daemon-reload
-	$(INSTALL_ENV) sh -c '. packaging/activate.sh && keyhold_activate'
+	@echo "packaging/activate.sh: keyhold user and group, uinput, udev rules applied to the devices present, daemon-reload"
+	@$(INSTALL_ENV) sh -c '. packaging/activate.sh && keyhold_activate'
 	@if [ -e "$(USERUNITDIR)/keyhold-session.service" ]; then $(SYSTEMCTL) --global enable keyhold-session.service; fi
 	@if [ "$(NO_START)" = 1 ]; then \
 	  echo "NO_START=1: enable and start it with: systemctl enable --now keyhold"; \
@@ -96,7 +96,7 @@ activate:
 uninstall:
 	@if [ -z "$(DESTDIR)" ]; then $(SYSTEMCTL) disable --now keyhold.service 2>/dev/null || true; \
 	  $(SYSTEMCTL) --global disable keyhold-session.service 2>/dev/null || true; fi
-	$(INSTALL_ENV) packaging/install-files remove
+	@echo "packaging/install-files remove"; $(INSTALL_ENV) packaging/install-files remove
 	@# and what an install from before 75-keyhold.rules had
 	rm -f "$(DESTDIR)$(USERUNITDIR)/keyhold.service" "$(DESTDIR)$(UDEVRULESDIR)/70-keyhold.rules"
 	@# udev and systemd reloaded, user keyhold's device ACLs taken back, the user and group deleted
