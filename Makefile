@@ -1,4 +1,4 @@
-# Keyhold: build and install as a system service.
+# Keyhold: build, install as a system service, or make a Debian package of it.
 #
 #   make                         release build (swift build -c release)
 #   sudo make install            install the Debian build packages (scripts/install-deps.sh),
@@ -8,12 +8,25 @@
 #                                session companion (keyhold-session) for every graphical session
 #   sudo make install-files BINARY=path/to/keyhold   the same with a binary built elsewhere
 #   sudo make uninstall          stop, disable and remove everything but /etc/keyhold
+#   make deb                     release build, then keyhold_VERSION_ARCH.deb in this directory
+#                                (install it with: sudo apt install ./keyhold_VERSION_ARCH.deb)
+#   make deb-only BINARY=path/to/keyhold   the package of binaries built elsewhere
+#   make version                 the version (Sources/keyhold/Version.swift: the one place it is)
+#   make list-files              where install-files puts each file (and its flags in packaging/files)
+#
+# What goes where is listed once, in packaging/files: install-files, uninstall and the package
+# read it through packaging/install-files (the package is install-files staged with PREFIX=/usr).
+# What makes the files take effect (user and group, udev, systemd) is packaging/activate.sh:
+# make install runs it, and make deb copies it into the package's maintainer scripts.
 #
 # Knobs: PREFIX (/usr/local), DESTDIR (staging root for packages: nothing is run, nothing is
 # started), NO_START=1 (install and reload, but do not enable or start the service), SWIFT,
-# SWIFT_FLAGS. systemd, udev and sysusers read /usr/local/lib/... as well as /usr/lib/...; libinput
-# reads quirks only from its own data directory, hence QUIRKSDIR outside PREFIX.
+# SWIFT_FLAGS; for deb: DEB_VERSION (the package's version, VERSION by default), DEB_OUT (where
+# the .deb goes), DEB_STAGE. systemd, udev and sysusers read /usr/local/lib/... as well as
+# /usr/lib/...; libinput reads quirks only from its own data directory, hence QUIRKSDIR outside
+# PREFIX.
 
+VERSION      := $(shell sed -n 's/^ *static let current = "\(.*\)"$$/\1/p' Sources/keyhold/Version.swift)
 PREFIX       ?= /usr/local
 BINDIR       ?= $(PREFIX)/bin
 LIBDIR       ?= $(PREFIX)/lib
@@ -32,11 +45,17 @@ BINARY       ?= .build/release/keyhold
 SESSION_BINARY ?= $(dir $(BINARY))keyhold-session
 AUTOSTARTDIR ?= $(SYSCONFDIR)/xdg/autostart
 
-INSTALL      ?= install
 SYSTEMCTL    ?= systemctl
-UDEVADM      ?= udevadm
+DEB_VERSION  ?= $(VERSION)
+DEB_OUT      ?= .
+DEB_STAGE    ?= .build/deb
 
-.PHONY: all deps build install install-files uninstall activate
+# The directories and binaries packaging/install-files and packaging/activate.sh read.
+INSTALL_ENV = BINDIR='$(BINDIR)' UNITDIR='$(UNITDIR)' USERUNITDIR='$(USERUNITDIR)' UDEVRULESDIR='$(UDEVRULESDIR)' \
+  SYSUSERSDIR='$(SYSUSERSDIR)' MODULESDIR='$(MODULESDIR)' QUIRKSDIR='$(QUIRKSDIR)' SYSCONFDIR='$(SYSCONFDIR)' \
+  AUTOSTARTDIR='$(AUTOSTARTDIR)' BINARY='$(BINARY)' SESSION_BINARY='$(SESSION_BINARY)' DESTDIR='$(DESTDIR)'
+
+.PHONY: all deps build install install-files uninstall activate deb deb-only version list-files
 
 all: build
 
@@ -56,53 +75,13 @@ deps:
 install: deps build install-files
 
 install-files:
-	@test -x "$(BINARY)" || { echo "make: no keyhold binary at $(BINARY) (run make, or pass BINARY=path)" >&2; exit 1; }
-	$(INSTALL) -D -m 0755 "$(BINARY)" "$(DESTDIR)$(BINDIR)/keyhold"
-	$(INSTALL) -d -m 0755 "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)$(USERUNITDIR)"
-	sed 's|/usr/local/bin/keyhold|$(BINDIR)/keyhold|g' systemd/keyhold.service > "$(DESTDIR)$(UNITDIR)/keyhold.service"
-	chmod 0644 "$(DESTDIR)$(UNITDIR)/keyhold.service"
-	$(INSTALL) -D -m 0644 udev/75-keyhold.rules "$(DESTDIR)$(UDEVRULESDIR)/75-keyhold.rules"
-	$(INSTALL) -D -m 0644 udev/50-keyhold.quirks "$(DESTDIR)$(QUIRKSDIR)/50-keyhold.quirks"
-	$(INSTALL) -D -m 0644 systemd/keyhold.sysusers.conf "$(DESTDIR)$(SYSUSERSDIR)/keyhold.conf"
-	$(INSTALL) -D -m 0644 systemd/keyhold-modules.conf "$(DESTDIR)$(MODULESDIR)/keyhold.conf"
-	@# The session companion: a user unit every graphical session starts, and an autostart
-	@# entry for desktops that do not run graphical-session.target.
-	@if [ -x "$(SESSION_BINARY)" ]; then \
-	  set -e; \
-	  $(INSTALL) -D -m 0755 "$(SESSION_BINARY)" "$(DESTDIR)$(BINDIR)/keyhold-session"; \
-	  sed 's|/usr/local/bin/keyhold|$(BINDIR)/keyhold|g' systemd/keyhold-session.service > "$(DESTDIR)$(USERUNITDIR)/keyhold-session.service"; \
-	  chmod 0644 "$(DESTDIR)$(USERUNITDIR)/keyhold-session.service"; \
-	  $(INSTALL) -d -m 0755 "$(DESTDIR)$(AUTOSTARTDIR)"; \
-	  sed 's|/usr/local/bin/keyhold|$(BINDIR)/keyhold|g' systemd/keyhold-session.desktop > "$(DESTDIR)$(AUTOSTARTDIR)/keyhold-session.desktop"; \
-	  chmod 0644 "$(DESTDIR)$(AUTOSTARTDIR)/keyhold-session.desktop"; \
-	  echo "installed keyhold-session, its user unit and $(AUTOSTARTDIR)/keyhold-session.desktop"; \
-	else \
-	  echo "no keyhold-session at $(SESSION_BINARY): not installed (make builds it)"; \
-	fi
-	@if [ -e "$(DESTDIR)$(SYSCONFDIR)/keyhold/config.toml" ]; then \
-	  echo "keeping $(DESTDIR)$(SYSCONFDIR)/keyhold/config.toml (the default is config/keyhold.toml)"; \
-	else \
-	  echo "$(INSTALL) -D -m 0644 config/keyhold.toml $(DESTDIR)$(SYSCONFDIR)/keyhold/config.toml"; \
-	  $(INSTALL) -D -m 0644 config/keyhold.toml "$(DESTDIR)$(SYSCONFDIR)/keyhold/config.toml"; \
-	fi
+	@$(INSTALL_ENV) packaging/install-files install
 	@if [ -z "$(DESTDIR)" ]; then $(MAKE) --no-print-directory activate; else echo "DESTDIR set: not activating"; fi
 
 # Makes the installed files take effect on this machine (run by install-files without DESTDIR).
 activate:
-	systemd-sysusers "$(SYSUSERSDIR)/keyhold.conf"
-	@# An older install gave group keyhold every keyboard and /dev/uinput, and had a user service:
-	@# gone, with the ACL entries it left on the device nodes.
-	@if [ -e "$(UDEVRULESDIR)/70-keyhold.rules" ] || [ -e "$(USERUNITDIR)/keyhold.service" ]; then \
-	  echo "removing the old layout: 70-keyhold.rules, the keyhold user service, group keyhold's device ACLs"; \
-	  $(SYSTEMCTL) --global disable keyhold.service 2>/dev/null || true; \
-	  rm -f "$(UDEVRULESDIR)/70-keyhold.rules" "$(USERUNITDIR)/keyhold.service"; \
-	  for node in /dev/input/event* /dev/uinput; do setfacl -x g:keyhold "$$node" 2>/dev/null || true; done; \
-	fi
-	-modprobe uinput
-	$(UDEVADM) control --reload
-	$(UDEVADM) trigger --action=change --subsystem-match=input --subsystem-match=misc --subsystem-match=sound --subsystem-match=tty
-	-$(UDEVADM) settle --timeout=15
-	$(SYSTEMCTL) daemon-reload
+	@echo "packaging/activate.sh: keyhold user and group, uinput, udev rules applied to the devices present, daemon-reload"
+	@$(INSTALL_ENV) sh -c '. packaging/activate.sh && keyhold_activate'
 	@if [ -e "$(USERUNITDIR)/keyhold-session.service" ]; then $(SYSTEMCTL) --global enable keyhold-session.service; fi
 	@if [ "$(NO_START)" = 1 ]; then \
 	  echo "NO_START=1: enable and start it with: systemctl enable --now keyhold"; \
@@ -117,15 +96,30 @@ activate:
 uninstall:
 	@if [ -z "$(DESTDIR)" ]; then $(SYSTEMCTL) disable --now keyhold.service 2>/dev/null || true; \
 	  $(SYSTEMCTL) --global disable keyhold-session.service 2>/dev/null || true; fi
-	rm -f "$(DESTDIR)$(BINDIR)/keyhold" "$(DESTDIR)$(BINDIR)/keyhold-session" \
-	  "$(DESTDIR)$(USERUNITDIR)/keyhold-session.service" "$(DESTDIR)$(AUTOSTARTDIR)/keyhold-session.desktop" \
-	  "$(DESTDIR)$(UNITDIR)/keyhold.service" "$(DESTDIR)$(USERUNITDIR)/keyhold.service" \
-	  "$(DESTDIR)$(UDEVRULESDIR)/75-keyhold.rules" "$(DESTDIR)$(UDEVRULESDIR)/70-keyhold.rules" "$(DESTDIR)$(QUIRKSDIR)/50-keyhold.quirks" \
-	  "$(DESTDIR)$(SYSUSERSDIR)/keyhold.conf" "$(DESTDIR)$(MODULESDIR)/keyhold.conf"
+	@echo "packaging/install-files remove"; $(INSTALL_ENV) packaging/install-files remove
+	@# and what an install from before 75-keyhold.rules had
+	rm -f "$(DESTDIR)$(USERUNITDIR)/keyhold.service" "$(DESTDIR)$(UDEVRULESDIR)/70-keyhold.rules"
+	@# udev and systemd reloaded, user keyhold's device ACLs taken back, the user and group deleted
 	@if [ -z "$(DESTDIR)" ]; then \
-	  $(UDEVADM) control --reload; $(SYSTEMCTL) daemon-reload; \
-	  $(UDEVADM) trigger --action=change --subsystem-match=input --subsystem-match=misc --subsystem-match=sound --subsystem-match=tty || true; \
-	  for node in /dev/input/event* /dev/uinput /dev/snd/* /dev/tty[0-9]*; do setfacl -x u:keyhold "$$node" 2>/dev/null || true; done; \
-	fi
-	@if [ -z "$(DESTDIR)" ]; then userdel keyhold 2>/dev/null || true; groupdel keyhold 2>/dev/null || true; fi
+	  $(INSTALL_ENV) sh -c '. packaging/activate.sh && keyhold_deactivate && keyhold_delete_accounts'; fi
 	@echo "kept $(SYSCONFDIR)/keyhold (your configuration); removed the keyhold user and group"
+
+# The Debian package: install-files staged with PREFIX=/usr, then packaging/build-deb (control
+# file, dpkg-shlibdeps, maintainer scripts, dpkg-deb). The preinst gets the list of what a
+# make install with this Makefile's defaults puts where the package puts nothing, to remove it.
+deb: build
+	@$(MAKE) --no-print-directory deb-only
+
+deb-only:
+	@test -x "$(SESSION_BINARY)" || { echo "make: no keyhold-session at $(SESSION_BINARY): the package carries both programs (run make)" >&2; exit 1; }
+	rm -rf "$(DEB_STAGE)"
+	$(MAKE) --no-print-directory install-files PREFIX=/usr DESTDIR="$(abspath $(DEB_STAGE))/debian/keyhold" > /dev/null
+	$(MAKE) -s --no-print-directory list-files DESTDIR= > "$(DEB_STAGE)/source-install.list"
+	$(MAKE) -s --no-print-directory list-files DESTDIR= PREFIX=/usr > "$(DEB_STAGE)/package.list"
+	VERSION='$(VERSION)' DEB_VERSION='$(DEB_VERSION)' DEB_OUT='$(DEB_OUT)' packaging/build-deb "$(DEB_STAGE)"
+
+version:
+	@echo $(VERSION)
+
+list-files:
+	@$(INSTALL_ENV) packaging/install-files list

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Keyhold builds against and needs (acl: the udev rules set device
-# ACLs with setfacl) and, with --e2e, what the QEMU end-to-end tests need. Idempotent; needs root
+# ACLs with setfacl; dpkg-dev: make deb's dpkg-shlibdeps) and, with --e2e, what the QEMU
+# end-to-end tests need. Idempotent; needs root
 # (or sudo).
 set -euo pipefail
 pkgs=(acl pkg-config libevdev-dev libudev-dev libxkbcommon-dev xkb-data libasound2-dev libsystemd-dev unicode-cldr-core
       libx11-dev libxtst-dev libxi-dev libx11-xcb-dev libxkbcommon-x11-dev libwayland-dev libwayland-bin
-      libgtk-3-dev libgtk-layer-shell-dev libatspi2.0-dev)
+      libgtk-3-dev libgtk-layer-shell-dev libatspi2.0-dev dpkg-dev)
 if [ "${1:-}" = "--e2e" ]; then
   pkgs+=(qemu-system-x86 busybox-static kmod udev kbd interception-tools)
   # The desktop suite: a real X server (dummy video, libinput), a GTK 3 entry, xterm; the guest
@@ -19,6 +20,8 @@ if [ "${1:-}" = "--e2e" ]; then
   # The picker at the caret (AT-SPI: the accessibility bus on the user's session bus),
   # and the companion's sounds captured from snd-aloop.
   pkgs+=(at-spi2-core dbus-user-session alsa-utils)
+  # The package suite checks make deb's package with lintian.
+  pkgs+=(lintian)
 fi
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

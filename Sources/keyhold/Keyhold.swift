@@ -12,7 +12,3 @@ struct Keyhold: ParsableCommand {
                       FeedbackCommand.self]
     )
 }
-
-enum KeyholdVersion {
-    static let current = "0.1.0"
-}

@@ -1,0 +1,262 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2016,SC2153   # eval'd check expressions in single quotes; PKG_* etc. come from the host
+# package-e2e.sh - the Debian package (make deb) installed, upgraded, removed and purged with apt in
+# a QEMU guest booted with systemd (VM_SYSTEMD=1), on a machine without a Swift toolchain.
+#
+#   Tests/e2e/package-e2e.sh            # host: make deb-only of the release binaries ($KEYHOLD, else
+#                                       # built), lintian, vm.sh setup, boot, print the results
+#   Tests/e2e/package-e2e.sh --guest    # what runs inside the guest (needs the host side's env)
+#
+# The package upgraded from: KEYHOLD_PREV_DEB=path/to/keyhold_OLD_amd64.deb (an earlier release),
+# else the same binaries packaged again as version VERSION~prev. That tests the upgrade path of the
+# maintainer scripts (conffile kept, one restart), with the new package's scripts on both sides;
+# it does not test an older binary or older scripts. Building the previous commit's package
+# instead costs a release build of both programs from a clean tree (2¾ minutes measured on the
+# 2-core machine, more under load; this whole suite takes 5¼), and no commit before this suite
+# has `make deb` to build it with.
+#
+# The guest is a Debian machine as a user has it, but for: the host container's policy-rc.d (which
+# forbids maintainer scripts to start services) is removed, and apt is given no package source (the
+# guest has no network, and the package's dependencies are installed), so it reads no package lists.
+#
+# Checks, each PASS/FAIL (host: lintian; the rest in the guest):
+#   lintian    no error (warnings are printed)
+#   machine    systemd is PID 1; the Swift toolchain is hidden (an empty tmpfs over its directory)
+#   install    `apt install ./keyhold_VERSION.deb` on a machine that never had Keyhold: installed,
+#              `keyhold --version` says the package's version, every library found without the
+#              toolchain; keyhold user and group; keyhold.service enabled and active as user
+#              keyhold; the probe keyboard grabbed; hold e, 2 types é in an application on a VT;
+#              keyhold-session.service enabled for users (--global); config.toml a conffile
+#   remove     `apt remove`: service stopped, keyboard let go, virtual keyboard gone, no ACL for
+#              keyhold left, the configuration kept, the programs gone
+#   purge      `apt purge`: no file of the package, no user, no group, no device ACL different
+#              from before the install, no keyhold unit enabled or masked, /etc/keyhold gone, and
+#              the file list equal to the one before (all of /etc and /usr/local, the directories
+#              of units, udev rules, sysusers.d, modules-load.d, libinput quirks, deb-systemd-helper's
+#              state; the names with keyhold in /usr/bin, /usr/sbin and dpkg's database)
+#   converge   `make install-files` of the same tree, then `apt install` of the package: the copy
+#              in /usr/local is gone, the service runs the package's binary, and the file list
+#              equals the one after the plain install
+#   upgrade    the previous package installed (a downgrade), config.toml edited, then `apt install`
+#              of the new one: the edit kept and in effect (hold e, 1 types ë), the service
+#              restarted exactly once (one more daemon start in the journal, a new InvocationID,
+#              NRestarts=0)
+#
+# Results go to $E2E_RESULTS/package (default <repo>/e2e-results/package): counts, lintian.txt,
+# apt logs, file lists. The last line is "N passed, N failed"; exit status non-zero on any failure.
+set -uo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+SRC_NAME="Keyhold Package E2E Keyboard"
+CONFIG=/etc/keyhold/config.toml
+K_E=18
+
+# ----------------------------------------------------------------------------------------------
+# guest side
+# ----------------------------------------------------------------------------------------------
+
+unit_prop() { systemctl show -P "$1" keyhold.service; }
+starts() { journalctl -q -o cat -u keyhold.service --no-pager | grep -c ' starting, configuration ' || true; }
+# hold_pick KEY N: hold KEY 650 ms, then press digit N (picks candidate N of the callout)
+hold_pick() { src_send kb "d $1" "t 650" "u $1" "t 60" "d $(( $2 + 1 ))" "u $(( $2 + 1 ))"; }
+# apt_do NAME ARGS...: apt as a user runs it, unattended (--force-confold stands in for the answer
+# "keep yours" that a changed default configuration would ask for), on a machine with no package
+# source (the guest has no network; the package's dependencies are installed): apt then reads no
+# package lists, 10 s less per run under TCG. Log in $E2E_OUT/apt-NAME.log.
+APT_OFFLINE=(-o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts=/tmp/apt-lists -o Dir::State::Lists=/tmp/apt-lists
+             -o Dir::Cache::pkgcache=/tmp/apt-pkgcache.bin -o Dir::Cache::srcpkgcache=/tmp/apt-srcpkgcache.bin)
+apt_do() {
+  local name=$1 t0=$SECONDS rc=0; shift
+  mkdir -p /tmp/apt-lists/partial
+  DEBIAN_FRONTEND=noninteractive apt "${APT_OFFLINE[@]}" "$@" -y -o Dpkg::Options::=--force-confdef \
+    -o Dpkg::Options::=--force-confold < /dev/null > "$E2E_OUT/apt-$name.log" 2>&1 || rc=$?
+  log "apt $* took $((SECONDS - t0)) s (exit $rc)"
+  return $rc
+}
+# snapshot FILE: every file, link and directory under the directories a package, make install or
+# their scripts write to (/etc whole), with type, mode, owner and link target (an owner that no
+# longer exists shows as a number); in the big shared ones (/usr/bin, dpkg's database) those named
+# keyhold: stat over 9p is slow under TCG
+snapshot() {
+  local fmt='%y %m %u:%g %p -> %l\n'
+  { find /etc /usr/local /usr/lib/systemd /usr/lib/udev/rules.d /usr/lib/sysusers.d /usr/lib/modules-load.d \
+      /usr/share/libinput /usr/share/doc/keyhold -printf "$fmt" 2> /dev/null
+    find /usr/bin /usr/sbin /var/lib/dpkg/info -name '*keyhold*' -printf "$fmt"
+    find /var/lib/systemd -path '*deb-systemd*' -printf "$fmt" 2> /dev/null
+  } | LC_ALL=C sort > "$1"
+}
+# same_files A B: the two lists are equal, else the difference is shown
+same_files() { diff "$1" "$2" > "$E2E_WORK/diff" && return 0; cat "$E2E_WORK/diff"; return 1; }
+acls() { getfacl -p /dev/input/event* /dev/uinput /dev/snd/* /dev/tty[0-9]* 2> /dev/null; }
+no_keyhold_acl() { ! getfacl -p /dev/input/event* /dev/uinput /dev/snd/* /dev/tty[0-9]* 2> /dev/null | grep -q keyhold; }
+installed_ok() { [ "$(dpkg-query -W -f='${Status} ${Version}' keyhold 2> /dev/null)" = "install ok installed $1" ]; }
+kh_dev() { "$PROBE" find "$KH_NAME" -t 10; }
+# service_up: active as user keyhold, the probe keyboard flowing into the virtual keyboard
+service_up() {
+  check "keyhold.service active" wait_until 30 systemctl is-active --quiet keyhold.service || return 1
+  check "runs as user keyhold (uid $(stat -c %u "/proc/$(unit_prop MainPID)"))" \
+    test "$(stat -c %U "/proc/$(unit_prop MainPID)")" = keyhold
+  KH_DEV=$(kh_dev)
+  check "the probe keyboard is grabbed and flows into the virtual keyboard ($KH_DEV)" wait_flowing kb "$KH_DEV" 20
+}
+
+guest() {
+  # shellcheck source=SCRIPTDIR/lib.sh
+  . "$HERE/lib.sh"
+  e2e_init || { e2e_finish; return 1; }
+  local v_new=$PKG_VERSION v_prev t0=$SECONDS
+  v_prev=$(dpkg-deb -f "$PKG_PREV" Version)
+
+  # ---- the machine: systemd, udevd; no Swift toolchain; no container's policy-rc.d
+  check "systemd is PID 1" test "$(cat /proc/1/comm)" = systemd
+  check "systemd-udevd is running" wait_until 30 systemctl is-active --quiet systemd-udevd.service
+  mount -t tmpfs -o mode=0755,size=64k keyhold-no-swift "$SWIFT_ROOT"
+  check "the Swift toolchain is hidden ($SWIFT_ROOT is empty, swift cannot run)" \
+    eval '[ -z "$(ls -A "$SWIFT_ROOT")" ] && ! swift --version > /dev/null 2>&1'
+  # The host is a container whose policy-rc.d forbids maintainer scripts to start services; a real
+  # machine has none.
+  rm -f /usr/sbin/policy-rc.d
+  if ! src_start kb "$SRC_NAME"; then fail "probe source keyboard created"; e2e_finish; return 1; fi
+  udevadm settle -t 15
+  # the application on VT 2 first: openvt makes its VT root:root, which is not the package's doing
+  check "console app started on VT 2" vt_start
+  snapshot "$E2E_OUT/files-before.txt"
+  acls > "$E2E_OUT/acl-before.txt"
+  check "no keyhold user, group or package before" eval '! getent passwd keyhold && ! getent group keyhold && ! dpkg-query -W keyhold'
+
+  # ---- install on a machine that never had Keyhold
+  check "apt install ./$(basename "$PKG_NEW")" apt_do install install "$PKG_NEW"
+  check "installed: keyhold $v_new" installed_ok "$v_new"
+  check "keyhold --version says the package's version ($(keyhold --version 2>&1))" test "$(keyhold --version)" = "$v_new"
+  ldd /usr/bin/keyhold /usr/bin/keyhold-session > "$E2E_OUT/ldd.txt" 2>&1
+  check "both programs find every library without the toolchain (ldd)" \
+    eval '! grep -q "not found" "$E2E_OUT/ldd.txt" && ! grep -q "$SWIFT_ROOT" "$E2E_OUT/ldd.txt"'
+  check "keyhold user and group exist (system ids)" \
+    eval '[ "$(id -u keyhold)" -lt 1000 ] && [ "$(getent group keyhold | cut -d: -f3)" -lt 1000 ]'
+  check "keyhold.service enabled" systemctl is-enabled --quiet keyhold.service
+  service_up
+  hold_pick $K_E 2
+  check "typing: hold e, 2 -> é on the VT" vt_expect 'e\177\303\251'
+  vt_clear
+  check "keyhold-session.service enabled for users (systemctl --global: $(systemctl --global is-enabled keyhold-session.service 2>&1))" \
+    test "$(systemctl --global is-enabled keyhold-session.service)" = enabled
+  check "$CONFIG is a conffile" eval 'dpkg-query -W -f="\${Conffiles}" keyhold | grep -q "^ $CONFIG "'
+  snapshot "$E2E_OUT/files-installed.txt"
+  dpkg -L keyhold > "$E2E_OUT/package-files.txt"
+
+  # ---- remove: stopped, configuration kept
+  check "apt remove keyhold" apt_do remove remove keyhold
+  check "removed, configuration kept (dpkg state rc)" \
+    test "$(dpkg-query -W -f='${db:Status-Abbrev}' keyhold 2> /dev/null | tr -d ' ')" = rc
+  check "the service is stopped" eval '! systemctl is-active --quiet keyhold.service'
+  check "the virtual keyboard is gone" eval '! "$PROBE" find "$KH_NAME" -t 2'
+  check "the probe keyboard is let go" "$PROBE" grabbed "${SRC_DEV[kb]}" -r -t 5
+  check "no device ACL for keyhold left" no_keyhold_acl
+  check "the configuration stays ($CONFIG)" test -f "$CONFIG"
+  check "the programs are gone" test ! -e /usr/bin/keyhold -a ! -e /usr/bin/keyhold-session
+
+  # ---- purge: as before the install
+  check "apt purge keyhold" apt_do purge purge keyhold
+  check "purged: dpkg knows no keyhold" eval '! dpkg-query -W -f="\${db:Status-Abbrev}" keyhold 2> /dev/null | grep -q "^[a-z]"'
+  check "no file of the package is left" eval '! while read -r f; do [ -d "$f" ] || [ ! -e "$f" ] || echo "$f"; done < "$E2E_OUT/package-files.txt" | grep .'
+  check "no keyhold user, no keyhold group" eval '! getent passwd keyhold && ! getent group keyhold'
+  acls > "$E2E_OUT/acl-purged.txt"
+  check "device ACLs as before the install" same_files "$E2E_OUT/acl-before.txt" "$E2E_OUT/acl-purged.txt"
+  check "no keyhold unit enabled, masked or known to systemd" \
+    eval '! systemctl is-enabled keyhold.service && ! systemctl --global is-enabled keyhold-session.service \
+          && ! find /etc/systemd -name "*keyhold*" | grep .'
+  check "/etc/keyhold is gone" test ! -e /etc/keyhold
+  snapshot "$E2E_OUT/files-purged.txt"
+  check "the files are exactly as before the install" same_files "$E2E_OUT/files-before.txt" "$E2E_OUT/files-purged.txt"
+
+  # ---- make install of the same tree, then the package over it
+  check "make install-files BINARY=$KEYHOLD" eval 'make -C "$REPO" --no-print-directory install-files BINARY="$KEYHOLD" > "$E2E_OUT/make-install.log" 2>&1'
+  check "make install: keyhold.service active from /usr/local" \
+    eval 'wait_until 30 systemctl is-active --quiet keyhold.service && [ "$(unit_prop FragmentPath)" = /usr/local/lib/systemd/system/keyhold.service ]'
+  check "apt install ./$(basename "$PKG_NEW") over make install" apt_do over-make install "$PKG_NEW"
+  check "no Keyhold file left in /usr/local" eval '! find /usr/local -name "*keyhold*" | grep .'
+  check "the service runs the package's unit and binary ($(unit_prop FragmentPath))" \
+    eval 'wait_until 30 systemctl is-active --quiet keyhold.service && [ "$(readlink -f "$(unit_prop FragmentPath)")" = /usr/lib/systemd/system/keyhold.service ] \
+          && [ "$(readlink /proc/$(unit_prop MainPID)/exe)" = /usr/bin/keyhold ]'
+  snapshot "$E2E_OUT/files-over-make.txt"
+  check "the files are exactly those of the plain install" same_files "$E2E_OUT/files-installed.txt" "$E2E_OUT/files-over-make.txt"
+  KH_DEV=$(kh_dev)
+  check "the probe keyboard is grabbed" wait_flowing kb "$KH_DEV" 20
+  hold_pick $K_E 2
+  check "typing: hold e, 2 -> é" vt_expect 'e\177\303\251'
+  vt_clear
+
+  # ---- upgrade from the previous package, with an edited configuration (the previous package is
+  # put back by a downgrade: one apt run less than a purge and a fresh install, about 40 s here)
+  check "apt install ./$(basename "$PKG_PREV") (the previous package, $v_prev)" apt_do install-prev install --allow-downgrades "$PKG_PREV"
+  check "keyhold.service active under $v_prev" eval 'installed_ok "$v_prev" && wait_until 30 systemctl is-active --quiet keyhold.service'
+  sed -i '/^\[callouts.custom\]/a e = ["ë", "é"]' "$CONFIG"
+  cp "$CONFIG" "$E2E_WORK/config.edited"
+  local inv starts0
+  inv=$(unit_prop InvocationID); starts0=$(starts)
+  check "apt install ./$(basename "$PKG_NEW") (upgrade $v_prev -> $v_new)" apt_do upgrade install "$PKG_NEW"
+  check "installed: keyhold $v_new" installed_ok "$v_new"
+  check "the edited $CONFIG is kept" cmp "$CONFIG" "$E2E_WORK/config.edited"
+  check "keyhold.service active after the upgrade" wait_until 30 systemctl is-active --quiet keyhold.service
+  sleep 2
+  check "restarted exactly once (daemon starts $starts0 -> $(starts), new InvocationID, NRestarts=$(unit_prop NRestarts))" \
+    eval '[ "$(starts)" -eq $((starts0 + 1)) ] && [ "$(unit_prop InvocationID)" != "$inv" ] && [ "$(unit_prop NRestarts)" = 0 ]'
+  KH_DEV=$(kh_dev)
+  check "the probe keyboard is grabbed again" wait_flowing kb "$KH_DEV" 20
+  hold_pick $K_E 1
+  check "the edited configuration is in effect: hold e, 1 -> ë" vt_expect 'e\177\303\253'
+  vt_clear
+
+  vt_stop
+  src_stop kb
+  log "guest phases took $((SECONDS - t0)) s"
+  e2e_finish
+}
+
+# ----------------------------------------------------------------------------------------------
+# host side
+# ----------------------------------------------------------------------------------------------
+
+host() {
+  local repo; repo=$(cd "$HERE/../.." && pwd)
+  local results=${E2E_RESULTS:-$repo/e2e-results}/package
+  local vmdir=${VM_DIR:-/tmp/keyhold-vm} t0=$SECONDS lp=0 lf=0
+  local bin=${KEYHOLD:-$repo/.build/release/keyhold}
+  if [ -z "${KEYHOLD:-}" ]; then
+    echo "package-e2e: building keyhold and keyhold-session (release)"
+    (cd "$repo" && swift build -c release --product keyhold > /dev/null && swift build -c release --product keyhold-session > /dev/null) \
+      || { echo "0 passed, 1 failed"; return 1; }
+  fi
+  rm -rf "$results"; mkdir -p "$results/debs"
+  # the package, and the one to upgrade from (see the header)
+  local version; version=$(make -s -C "$repo" version)
+  local mk=(make -s -C "$repo" --no-print-directory deb-only BINARY="$bin" DEB_OUT="$results/debs" DEB_STAGE=.build/deb-e2e)
+  "${mk[@]}" > "$results/make-deb.log" 2>&1 || { cat "$results/make-deb.log"; echo "0 passed, 1 failed"; return 1; }
+  local new; new=$results/debs/keyhold_${version}_$(dpkg --print-architecture).deb
+  local prev=${KEYHOLD_PREV_DEB:-}
+  if [ -z "$prev" ]; then
+    "${mk[@]}" DEB_VERSION="$version~prev" > /dev/null 2>&1 || { echo "0 passed, 1 failed"; return 1; }
+    prev=$results/debs/keyhold_${version}~prev_$(dpkg --print-architecture).deb
+  fi
+  echo "package-e2e: $(tail -1 "$results/make-deb.log")"
+  lintian "$new" 2>&1 | grep -v '^running with root privileges' > "$results/lintian.txt"
+  sed 's/^/package-e2e: lintian: /' "$results/lintian.txt"
+  if ! grep -q '^E:' "$results/lintian.txt"; then lp=1; echo "PASS lintian: no error"; else lf=1; echo "FAIL lintian reports errors"; fi
+  # the toolchain the guest hides: the directory above swift's bin/ (never / or /usr)
+  local swift_root; swift_root=$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")
+  case "$swift_root" in /|/usr) echo "package-e2e: swift is in $swift_root, which cannot be hidden"; echo "0 passed, 1 failed"; return 1 ;; esac
+  VM_EXTRA_PKGS="acl ${VM_EXTRA_PKGS:-}" "$HERE/vm.sh" setup > /dev/null || { echo "0 passed, 1 failed"; return 1; }
+  local rc=0
+  E2E_OUT=$results E2E_PROBE=$vmdir/bin/probe KEYHOLD=$bin REPO=$repo PKG_NEW=$new PKG_PREV=$prev PKG_VERSION=$version \
+    SWIFT_ROOT=$swift_root VM_ENV="E2E_OUT E2E_PROBE KEYHOLD REPO PKG_NEW PKG_PREV PKG_VERSION SWIFT_ROOT ${VM_ENV:-}" \
+    VM_SYSTEMD=1 VM_RWDIR=$results VM_TIMEOUT=${VM_TIMEOUT:-900} VM_APPEND="systemd.show_status=0 ${VM_APPEND:-}" \
+    "$HERE/vm.sh" run "bash $HERE/package-e2e.sh --guest" || rc=$?
+  # shellcheck source=host.sh
+  . "$HERE/host.sh"
+  e2e_guest_counts package-e2e "$results" "$rc"
+  echo "package-e2e: total $((SECONDS - t0)) s; logs in $results"
+  echo "$((E2E_P + lp)) passed, $((E2E_F + lf)) failed"
+  [ $((E2E_F + lf)) -eq 0 ]
+}
+
+if [ "${1:-}" = --guest ]; then guest; else host; fi
