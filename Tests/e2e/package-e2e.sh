@@ -217,46 +217,48 @@ guest() {
 # host side
 # ----------------------------------------------------------------------------------------------
 
-host() {
-  local repo; repo=$(cd "$HERE/../.." && pwd)
-  local results=${E2E_RESULTS:-$repo/e2e-results}/package
-  local vmdir=${VM_DIR:-/tmp/keyhold-vm} t0=$SECONDS lp=0 lf=0
-  local bin=${KEYHOLD:-$repo/.build/release/keyhold}
+# The suite's parts of e2e_host (host.sh): the release programs, the packages and lintian, the
+# toolchain to hide; each sets what the guest is given by name.
+host_before_setup() {
   if [ -z "${KEYHOLD:-}" ]; then
     echo "package-e2e: building keyhold and keyhold-session (release)"
-    (cd "$repo" && swift build -c release --product keyhold > /dev/null && swift build -c release --product keyhold-session > /dev/null) \
-      || { echo "0 passed, 1 failed"; return 1; }
+    (cd "$E2E_REPO" && swift build -c release --product keyhold > /dev/null && swift build -c release --product keyhold-session > /dev/null) \
+      || return 1
   fi
-  rm -rf "$results"; mkdir -p "$results/debs"
-  # the package, and the one to upgrade from (see the header)
-  local version; version=$(make -s -C "$repo" version)
-  local mk=(make -s -C "$repo" --no-print-directory deb-only BINARY="$bin" DEB_OUT="$results/debs" DEB_STAGE=.build/deb-e2e)
-  "${mk[@]}" > "$results/make-deb.log" 2>&1 || { cat "$results/make-deb.log"; echo "0 passed, 1 failed"; return 1; }
-  local new; new=$results/debs/keyhold_${version}_$(dpkg --print-architecture).deb
-  local prev=${KEYHOLD_PREV_DEB:-}
-  if [ -z "$prev" ]; then
-    "${mk[@]}" DEB_VERSION="$version~prev" > /dev/null 2>&1 || { echo "0 passed, 1 failed"; return 1; }
-    prev=$results/debs/keyhold_${version}~prev_$(dpkg --print-architecture).deb
+  KEYHOLD=$(cd "$(dirname "${KEYHOLD:-$E2E_REPO/.build/release/keyhold}")" && pwd)/keyhold
+  REPO=$E2E_REPO
+  # the toolchain the guest hides: the directory above swift's bin/ (never / or /usr)
+  SWIFT_ROOT=$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")
+  case "$SWIFT_ROOT" in /|/usr) echo "package-e2e: swift is in $SWIFT_ROOT, which cannot be hidden"; return 1 ;; esac
+}
+# the package, and the one to upgrade from (see the header); lintian on the host
+host_before_guest() {
+  local results=$E2E_RESDIR arch
+  mkdir -p "$results/debs"
+  PKG_VERSION=$(make -s -C "$E2E_REPO" version); arch=$(dpkg --print-architecture)
+  local mk=(make -s -C "$E2E_REPO" --no-print-directory deb-only BINARY="$KEYHOLD" DEB_OUT="$results/debs" DEB_STAGE=.build/deb-e2e)
+  "${mk[@]}" > "$results/make-deb.log" 2>&1 || { cat "$results/make-deb.log"; return 1; }
+  PKG_NEW=$results/debs/keyhold_${PKG_VERSION}_$arch.deb
+  PKG_PREV=${KEYHOLD_PREV_DEB:-}
+  if [ -z "$PKG_PREV" ]; then
+    "${mk[@]}" DEB_VERSION="$PKG_VERSION~prev" > /dev/null 2>&1 || return 1
+    PKG_PREV=$results/debs/keyhold_${PKG_VERSION}~prev_$arch.deb
   fi
   echo "package-e2e: $(tail -1 "$results/make-deb.log")"
-  lintian "$new" 2>&1 | grep -v '^running with root privileges' > "$results/lintian.txt"
+  lintian "$PKG_NEW" 2>&1 | grep -v '^running with root privileges' > "$results/lintian.txt"
   sed 's/^/package-e2e: lintian: /' "$results/lintian.txt"
-  if ! grep -q '^E:' "$results/lintian.txt"; then lp=1; echo "PASS lintian: no error"; else lf=1; echo "FAIL lintian reports errors"; fi
-  # the toolchain the guest hides: the directory above swift's bin/ (never / or /usr)
-  local swift_root; swift_root=$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")
-  case "$swift_root" in /|/usr) echo "package-e2e: swift is in $swift_root, which cannot be hidden"; echo "0 passed, 1 failed"; return 1 ;; esac
-  VM_EXTRA_PKGS="acl ${VM_EXTRA_PKGS:-}" "$HERE/vm.sh" setup > /dev/null || { echo "0 passed, 1 failed"; return 1; }
-  local rc=0
-  E2E_OUT=$results E2E_PROBE=$vmdir/bin/probe KEYHOLD=$bin REPO=$repo PKG_NEW=$new PKG_PREV=$prev PKG_VERSION=$version \
-    SWIFT_ROOT=$swift_root VM_ENV="E2E_OUT E2E_PROBE KEYHOLD REPO PKG_NEW PKG_PREV PKG_VERSION SWIFT_ROOT ${VM_ENV:-}" \
-    VM_SYSTEMD=1 VM_RWDIR=$results VM_TIMEOUT=${VM_TIMEOUT:-900} VM_APPEND="systemd.show_status=0 ${VM_APPEND:-}" \
-    "$HERE/vm.sh" run "bash $HERE/package-e2e.sh --guest" || rc=$?
+  if ! grep -q '^E:' "$results/lintian.txt"; then LINTIAN_PASSED=1; echo "PASS lintian: no error"; else LINTIAN_PASSED=0; echo "FAIL lintian reports errors"; fi
+}
+host_after_guest() {
+  if [ "$LINTIAN_PASSED" = 1 ]; then E2E_PASSED=$((E2E_PASSED + 1)); else E2E_FAILED=$((E2E_FAILED + 1)); fi
+  echo "package-e2e: total $((SECONDS - E2E_T0)) s; logs in $E2E_RESDIR"
+}
+
+host() {
   # shellcheck source=host.sh
   . "$HERE/host.sh"
-  e2e_guest_counts package-e2e "$results" "$rc"
-  echo "package-e2e: total $((SECONDS - t0)) s; logs in $results"
-  echo "$((E2E_P + lp)) passed, $((E2E_F + lf)) failed"
-  [ $((E2E_F + lf)) -eq 0 ]
+  e2e_host package-e2e package --pkgs acl KEYHOLD REPO PKG_NEW PKG_PREV PKG_VERSION SWIFT_ROOT \
+    VM_SYSTEMD=1 VM_TIMEOUT="${VM_TIMEOUT:-900}" VM_APPEND="systemd.show_status=0 ${VM_APPEND:-}"
 }
 
 if [ "${1:-}" = --guest ]; then guest; else host; fi
