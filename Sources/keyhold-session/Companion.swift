@@ -66,6 +66,10 @@ final class Companion {
             if let connection { fds.append(pollfd(fd: connection.fd, events: Int16(POLLIN), revents: 0)) }
             if let loginMonitor { fds.append(pollfd(fd: sd_login_monitor_get_fd(loginMonitor), events: Int16(POLLIN), revents: 0)) }
             var timeout = retryAt.map { Int32(clamping: max(0, $0 - Companion.now())) } ?? -1
+            if let at = focus.retryAt {
+                let wait = Int32(clamping: max(0, at - Companion.now()))
+                timeout = timeout < 0 ? wait : min(timeout, wait)
+            }
             let ownCount = fds.count
             if let overlay {
                 let glib = overlay.prepare()

@@ -9,14 +9,27 @@ import KeyholdKit
 struct FocusReporter {
     private(set) var reported: ApplicationFocus?
     private var accessibilitySeenAt: Int64 = -1
+    /// When to ask again (monotonic ms): AT-SPI said the focus moved but could not yet say what
+    /// has it (a call timed out, or the application had not yet marked the widget focused, as
+    /// a busy one may not for a while).
+    private(set) var retryAt: Int64?
+    private var retries = 0
+    static let retryMilliseconds: Int64 = 300, maximumRetries = 10
 
     /// The focus now, when it differs from what was reported; `windowChanged`: the display
     /// server said another window is active since the last call.
     mutating func changedFocus(typist: SessionTypist, overlay: PickerOverlay?, windowChanged: Bool) -> ApplicationFocus? {
-        let moved = overlay?.focusMovedAt ?? -1
-        guard windowChanged || reported == nil || moved != accessibilitySeenAt else { return nil }
+        let moved = overlay?.focusMovedAt ?? -1, now = Companion.now()
+        let retrying = retryAt.map { now >= $0 } ?? false
+        guard windowChanged || reported == nil || moved != accessibilitySeenAt || retrying else { return nil }
+        if moved != accessibilitySeenAt || windowChanged { retries = 0 }
         accessibilitySeenAt = moved
+        retryAt = nil
         let accessibility = overlay?.focusKind()
+        if let accessibility, accessibility.kind == .unknown, moved > 0, retries < Self.maximumRetries {
+            retries += 1
+            retryAt = now + Self.retryMilliseconds
+        }
         guard let window = typist.focusedWindow() else { return remember(.unknown) }
         var field = ApplicationFocus.TextField.unknown
         // AT-SPI names a widget only while it is focused, which toolkits say only while its window
