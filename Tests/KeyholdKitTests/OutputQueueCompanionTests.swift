@@ -36,11 +36,17 @@ final class OutputQueueCompanionTests: XCTestCase {
 
     func tap(_ queue: OutputQueue, _ key: KeyCode) { queue.send(key, .down); queue.send(key, .up) }
 
+    /// One batch that types `text` and ends, as the daemon ends a batch: with a drain.
+    func batch(_ queue: OutputQueue, _ text: String, fallback: [KeyTransition]) {
+        queue.handOff(text, fallback: fallback)
+        queue.drain()
+    }
+
     /// x, é, y z: é waits for x to settle, y and z wait for é's acknowledgement.
     func testHandOffKeepsItsPlace() {
         let (queue, desktop) = make()
         tap(queue, .x)
-        queue.handOff("é", fallback: fallbackE9)
+        batch(queue, "é", fallback: fallbackE9)
         tap(queue, .y); tap(queue, .z)
         XCTAssertEqual(desktop.timeline, ["x↓", "x↑"], "é waits until x has reached the desktop")
         XCTAssertEqual(queue.nextDeadline, Timestamp(microseconds: 5_000))
@@ -69,7 +75,7 @@ final class OutputQueueCompanionTests: XCTestCase {
         queue.uncountedKeys.set(.delete, down: true)
         tap(queue, .x); tap(queue, .delete)
         desktop.clock = Timestamp(microseconds: 5_000)
-        queue.handOff("é", fallback: [])
+        batch(queue, "é", fallback: [])
         XCTAssertEqual(desktop.requests.first?.after, 2)
         XCTAssertEqual(queue.writtenCount, 2)
     }
@@ -77,8 +83,8 @@ final class OutputQueueCompanionTests: XCTestCase {
     /// A hand-off right after another needs no settle time: nothing was written between them.
     func testConsecutiveHandOffsGoOneAtATime() {
         let (queue, desktop) = make()
-        queue.handOff("ł", fallback: [])
-        queue.handOff("€", fallback: [])
+        batch(queue, "ł", fallback: [])
+        batch(queue, "€", fallback: [])
         XCTAssertEqual(desktop.timeline, ["companion:ł"])
         queue.acknowledge(desktop.requests[0].id)
         XCTAssertEqual(desktop.timeline, ["companion:ł", "companion:€"])
@@ -90,10 +96,27 @@ final class OutputQueueCompanionTests: XCTestCase {
     func testACompanionThatAnswersAtOnce() {
         let (queue, desktop) = make()
         desktop.answerAtOnce = queue
-        for c in ["à", "é", "î"] { queue.handOff(c, fallback: []) }
+        for c in ["à", "é", "î"] { batch(queue, c, fallback: []) }
         tap(queue, .a)
         XCTAssertEqual(desktop.timeline, ["companion:à", "companion:é", "companion:î", "a↓", "a↑"])
         XCTAssertTrue(queue.isEmpty)
+    }
+
+    /// What one batch hands off with nothing between goes as one text (one round trip, one commit
+    /// for an input method), with the fallbacks in order; a key between keeps them apart.
+    func testOneBatchsCharactersGoAsOneText() {
+        let (queue, desktop) = make()
+        queue.handOff("ł", fallback: [KeyTransition(.f1, .down), KeyTransition(.f1, .up)])
+        queue.handOff("€", fallback: [KeyTransition(.delete, .down), KeyTransition(.delete, .up)])
+        XCTAssertEqual(desktop.timeline, [], "a hand-off waits for the batch's drain")
+        queue.drain()
+        XCTAssertEqual(desktop.timeline, ["companion:ł€"])
+        queue.handOff("é", fallback: [KeyTransition(.tab, .down), KeyTransition(.tab, .up)])
+        tap(queue, .x)
+        queue.handOff("è", fallback: [])
+        queue.companionGone(desktop)
+        XCTAssertEqual(desktop.timeline, ["companion:ł€", "f1↓", "f1↑", "delete↓", "delete↑", "tab↓", "tab↑", "x↓", "x↑"],
+                       "both fallbacks in order; é and è stay apart around x (è has no fallback here)")
     }
 
     /// No answer within the deadline: one timeout report, the character typed with its fallback,
@@ -102,7 +125,7 @@ final class OutputQueueCompanionTests: XCTestCase {
         let (queue, desktop) = make()
         var timeouts = 0
         queue.onCompanionTimeout = { _ in timeouts += 1 }
-        queue.handOff("é", fallback: fallbackE9)
+        batch(queue, "é", fallback: fallbackE9)
         tap(queue, .y)
         XCTAssertEqual(queue.nextDeadline, Timestamp(microseconds: 1_500_000))
         desktop.clock = Timestamp(microseconds: 1_499_999)
@@ -114,7 +137,7 @@ final class OutputQueueCompanionTests: XCTestCase {
         XCTAssertNil(queue.companion)
         XCTAssertEqual(desktop.timeline, ["companion:é"] + fallbackE9.map { "\($0.key)\($0.state == .down ? "↓" : "↑")" } + ["y↓", "y↑"])
         queue.acknowledge(desktop.requests[0].id)   // too late: nothing happens twice
-        queue.handOff("é", fallback: fallbackE9)
+        batch(queue, "é", fallback: fallbackE9)
         XCTAssertEqual(desktop.requests.count, 1)
         XCTAssertEqual(desktop.timeline.count, 1 + 12 + 2 + 12)
     }
@@ -123,8 +146,8 @@ final class OutputQueueCompanionTests: XCTestCase {
     /// are typed with key events, in order.
     func testCompanionGoneLosesNothing() {
         let (queue, desktop) = make()
-        queue.handOff("é", fallback: [KeyTransition(.f1, .down), KeyTransition(.f1, .up)])
-        queue.handOff("è", fallback: [KeyTransition(.delete, .down), KeyTransition(.delete, .up)])
+        batch(queue, "é", fallback: [KeyTransition(.f1, .down), KeyTransition(.f1, .up)])
+        batch(queue, "è", fallback: [KeyTransition(.delete, .down), KeyTransition(.delete, .up)])
         tap(queue, .z)
         queue.companionGone(desktop)
         XCTAssertEqual(desktop.timeline, ["companion:é", "f1↓", "f1↑", "delete↓", "delete↑", "z↓", "z↑"])
@@ -135,25 +158,46 @@ final class OutputQueueCompanionTests: XCTestCase {
     /// Gone after saying it wrote the character to the desktop: it is not typed twice.
     func testCompanionGoneAfterWritingIsNotTypedAgain() {
         let (queue, desktop) = make()
-        queue.handOff("é", fallback: [KeyTransition(.f1, .down), KeyTransition(.f1, .up)])
-        queue.handOff("è", fallback: [KeyTransition(.delete, .down), KeyTransition(.delete, .up)])
+        batch(queue, "é", fallback: [KeyTransition(.f1, .down), KeyTransition(.f1, .up)])
+        batch(queue, "è", fallback: [KeyTransition(.delete, .down), KeyTransition(.delete, .up)])
         queue.companionWrote(desktop.requests[0].id)
         queue.companionGone(desktop)
         XCTAssertEqual(desktop.timeline, ["companion:é", "delete↓", "delete↑"])
+    }
+
+    /// The companion cannot type a character (IBus: no program's text input has the focus): its
+    /// fallback goes in its place, before what waited behind it; the companion stays, and the
+    /// next character goes to it again.
+    func testCompanionThatCannotTypeGetsTheFallbackInPlace() {
+        let (queue, desktop) = make()
+        batch(queue, "é", fallback: [KeyTransition(.f1, .down), KeyTransition(.f1, .up)])
+        tap(queue, .z)
+        queue.companionCouldNotType(desktop.requests[0].id + 1)
+        XCTAssertEqual(desktop.timeline, ["companion:é"], "another id changes nothing")
+        queue.companionCouldNotType(desktop.requests[0].id)
+        XCTAssertEqual(desktop.timeline, ["companion:é", "f1↓", "f1↑", "z↓", "z↑"])
+        XCTAssertFalse(queue.isAwaitingCompanion)
+        XCTAssertTrue(queue.companion === desktop, "the companion is kept")
+        batch(queue, "è", fallback: [])
+        desktop.clock = Timestamp(microseconds: 5_000)   // z has had its time to reach the desktop
+        queue.drain()
+        XCTAssertEqual(desktop.timeline.last, "companion:è")
+        queue.companionCouldNotType(desktop.requests[0].id)
+        XCTAssertTrue(queue.isAwaitingCompanion, "a late answer for an earlier character changes nothing")
     }
 
     func testWithoutCompanionTheFallbackGoesAtOnce() {
         let (queue, desktop) = make()
         queue.companion = nil
         tap(queue, .x)
-        queue.handOff("é", fallback: fallbackE9)
+        batch(queue, "é", fallback: fallbackE9)
         XCTAssertEqual(desktop.timeline.count, 2 + 12)
     }
 
     /// Shutdown: whatever is in flight or waiting is typed now with key events.
     func testDrainAllTypesFallbacks() {
         let (queue, desktop) = make()
-        queue.handOff("é", fallback: [KeyTransition(.f1, .down), KeyTransition(.f1, .up)])
+        batch(queue, "é", fallback: [KeyTransition(.f1, .down), KeyTransition(.f1, .up)])
         tap(queue, .z)
         queue.drainAll()
         XCTAssertEqual(desktop.timeline, ["companion:é", "f1↓", "f1↑", "z↓", "z↑"])

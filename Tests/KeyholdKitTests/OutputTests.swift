@@ -59,6 +59,7 @@ final class OutputTests: XCTestCase {
     func testSessionMethodHandsOffWithModifiersLifted() {
         final class Companion: OutputCompanion {
             var texts: [String] = []
+            var commitsText = false
             weak var queue: OutputQueue?
             func type(_ text: String, id: UInt64, after: UInt64) { texts.append(text); queue?.acknowledge(id) }
         }
@@ -74,13 +75,25 @@ final class OutputTests: XCTestCase {
         controller.keyDown(.leftCtrl)
         controller.insertText("aé€")
         controller.keyUp(.leftCtrl)
-        XCTAssertEqual(companion.texts, ["é", "€"])
+        XCTAssertEqual(companion.texts, ["é€"], "what one batch hands off goes as one text")
         XCTAssertEqual(app.events.map { "\($0.key) \($0.state)" }, [
             "leftctrl down", "leftctrl up", "a down", "a up", "leftctrl down", "leftctrl up",
         ])
+        // A companion that commits strings (an input method) gets the whole text, its ASCII
+        // included: nothing of it takes the keyboard's way in, which could overtake the rest.
+        companion.commitsText = true
+        companion.texts = []
+        let before = app.events.count
+        controller.insertText("aé€")
+        controller.insertText("b")
+        queue.drain()
+        XCTAssertEqual(companion.texts, ["aé€"])
+        XCTAssertEqual(app.events.dropFirst(before).map { "\($0.key) \($0.state)" }, ["b down", "b up"], "one character the layout has is a key")
+        companion.commitsText = false
         // Without a companion the same text arrives through ctrl-shift-u.
         queue.companion = nil
         controller.insertText("é")
+        queue.drain()   // as the daemon does at the end of every batch
         XCTAssertEqual(app.text.suffix(1), "é")
         XCTAssertTrue(app.keyState.isEmpty)
     }

@@ -62,7 +62,7 @@ final class ControlServerTests: XCTestCase {
         try client.sendRaw(Array("{\"cmd\":\"reboot\"}\n".utf8))
         let unknown = try client.readReply()
         XCTAssertEqual(unknown["ok"], .bool(false))
-        XCTAssertEqual(unknown["error"]?.stringValue, "unknown command \"reboot\" (commands: status, reload, pause, resume, monitor, companion, keymap, typed, pick, dismiss, focus)")
+        XCTAssertEqual(unknown["error"]?.stringValue, "unknown command \"reboot\" (commands: status, reload, pause, resume, monitor, companion, keymap, typed, untyped, pick, dismiss, focus)")
 
         // monitor: root asked for content and gets it
         let monitor = try ControlClient(path: path)
@@ -219,6 +219,9 @@ final class ControlServerTests: XCTestCase {
         // keymap and typed are for companions only
         XCTAssertEqual(try client.request(.typed(id: 1, delivered: true))["ok"], .bool(false))
         XCTAssertEqual(try client.request(.pick(index: 1))["ok"], .bool(false))
+        XCTAssertEqual(try client.request(.untyped(id: 1))["ok"], .bool(false))
+        XCTAssertEqual(try ControlRequest(line: Array(ControlRequest.untyped(id: 9).line.utf8.dropLast())), .untyped(id: 9))
+        XCTAssertThrowsError(try ControlRequest(line: Array("{\"cmd\":\"untyped\",\"id\":0}".utf8)))
         XCTAssertThrowsError(try ControlRequest(line: Array("{\"cmd\":\"pick\",\"index\":-1}".utf8)))
         XCTAssertEqual(try ControlRequest(line: Array(ControlRequest.pick(index: 3).line.utf8.dropLast())), .pick(index: 3))
         XCTAssertEqual(try client.request(.companion(backend: "x11"))["companion"], .bool(true))
@@ -241,8 +244,9 @@ final class ControlServerTests: XCTestCase {
         XCTAssertEqual(event["id"]?.intValue, 7)
         XCTAssertEqual(event["after"]?.intValue, 12)
         XCTAssertEqual(event["text"]?.stringValue, "é")
-        try client.sendRaw(Array((ControlRequest.typed(id: 7, delivered: false).line + ControlRequest.typed(id: 7, delivered: true).line).utf8))
-        XCTAssertTrue(waitUntil(5) { loop.sync { handler.typed == ["7 written", "7 delivered"] } })
+        try client.sendRaw(Array((ControlRequest.typed(id: 7, delivered: false).line + ControlRequest.typed(id: 7, delivered: true).line
+                                  + ControlRequest.untyped(id: 8).line).utf8))
+        XCTAssertTrue(waitUntil(5) { loop.sync { handler.typed == ["7 written", "7 delivered", "8 not typed"] } })
         // A sound for the session's sound server: its name, volume and the daemon's clock.
         let before = FeedbackClock.nanoseconds()
         XCTAssertTrue(loop.sync { server.companions.sendSound(.system, volume: 0.25, to: handler.connected[0]) })
@@ -608,6 +612,9 @@ final class CompanionHandler: ControlHandler, @unchecked Sendable {
     }
     func companion(_ companion: SessionCompanion, typed id: UInt64, delivered: Bool) {
         typed.append("\(id) \(delivered ? "delivered" : "written")")
+    }
+    func companion(_ companion: SessionCompanion, couldNotType id: UInt64) {
+        typed.append("\(id) not typed")
     }
 }
 

@@ -27,6 +27,13 @@ open class StandardKeyboardController: KeyboardController {
             // no grapheme breaking, Character or plan.
             var planHeld: ModifierKeys = []
             perform(.tap(stroke), planHeld: &planHeld, lifted: &lifted)
+        } else if let companionOutput = output as? TextHandOffOutput, companionOutput.companionCommitsText,
+                  planner.unicodeMethod == .session, text.count > 1,
+                  text.contains(where: { planner.directStroke(for: $0, capsLock: keyboardContext.isCapsLockOn) == nil }) {
+            // An input method commits strings: all of it goes that way, so no part typed as keys
+            // takes another path in and arrives out of order.
+            liftModifiers(except: [], into: &lifted)
+            companionOutput.handOff(text, fallback: text.flatMap { fallbackTransitions(for: $0) })
         } else {
             for character in text { insert(character, lifted: &lifted) }
         }

@@ -17,4 +17,12 @@ public protocol TextHandOffOutput: KeyEventOutput {
     /// Queues `text` for the companion. `fallback` types the same text with key events; it is
     /// used when no companion takes it or the companion does not answer in time.
     func handOff(_ text: String, fallback: [KeyTransition])
+    /// Whether the companion commits whole strings to the focused program (an input method):
+    /// text that needs it at all is then handed to it whole, so none of it takes another way in
+    /// and overtakes the rest.
+    var companionCommitsText: Bool { get }
+}
+
+extension TextHandOffOutput {
+    public var companionCommitsText: Bool { false }
 }

@@ -4,6 +4,13 @@
 /// only once the desktop has delivered those (an X server reads the device on its own thread).
 public protocol OutputCompanion: AnyObject {
     func type(_ text: String, id: UInt64, after: UInt64)
+    /// Whether it commits whole strings to the focused program (an input method such as IBus)
+    /// rather than typing them as key events of its own.
+    var commitsText: Bool { get }
+}
+
+extension OutputCompanion {
+    public var commitsText: Bool { false }
 }
 
 /// Everything Keyhold types, in order: key transitions for the virtual keyboard and characters
@@ -111,11 +118,19 @@ public final class OutputQueue: TextHandOffOutput {
         drain()
     }
 
-    /// Queues a character for the companion.
+    /// Queues text for the companion. It goes at the next `drain` (the daemon drains after every
+    /// batch), so what one batch types with nothing between goes to the companion as one text: one
+    /// round trip, and one commit where the companion is an input method (GTK 3 under GNOME Shell
+    /// dropped a commit that came before it had answered the one before).
     public func handOff(_ text: String, fallback: [KeyTransition]) {
+        if head < waiting.count, case .text(let queued, let queuedFallback) = waiting[waiting.count - 1] {
+            waiting[waiting.count - 1] = .text(queued + text, fallback: queuedFallback + fallback)
+            return
+        }
         waiting.append(.text(text, fallback: fallback))
-        drain()
     }
+
+    public var companionCommitsText: Bool { companion?.commitsText ?? false }
 
     /// The companion has `id`: what waited behind it may go.
     public func acknowledge(_ id: UInt64) {
@@ -130,6 +145,15 @@ public final class OutputQueue: TextHandOffOutput {
     /// character is on its way and is not typed again.
     public func companionWrote(_ id: UInt64) {
         if inFlight?.id == id { inFlight?.written = true }
+    }
+
+    /// The companion cannot type `id` (no program takes text from it now): its fallback key
+    /// events go in its place, before anything that waited behind it.
+    public func companionCouldNotType(_ id: UInt64) {
+        guard let inFlight, inFlight.id == id else { return }
+        self.inFlight = nil
+        insertAtHead(inFlight.fallback)
+        drain()
     }
 
     /// The companion went away: what it had not written to the desktop is typed with key events.

@@ -18,6 +18,8 @@ public protocol ControlHandler: AnyObject {
     /// `delivered`: false when the companion has written the character to the desktop, true when
     /// the desktop has delivered it.
     func companion(_ companion: SessionCompanion, typed id: UInt64, delivered: Bool)
+    /// The companion cannot type character `id`: the daemon types it with its own method.
+    func companion(_ companion: SessionCompanion, couldNotType id: UInt64)
     /// The companion's picker was clicked on candidate `index` (0: the base character).
     func companion(_ companion: SessionCompanion, picked index: Int)
     /// The companion saw a click elsewhere or a focus change.
@@ -34,6 +36,7 @@ extension ControlHandler {
         throw .malformed("this daemon takes no keymap")
     }
     public func companion(_ companion: SessionCompanion, typed id: UInt64, delivered: Bool) {}
+    public func companion(_ companion: SessionCompanion, couldNotType id: UInt64) {}
     public func companion(_ companion: SessionCompanion, picked index: Int) {}
     public func companionDismissedCallout(_ companion: SessionCompanion) {}
     public func companion(_ companion: SessionCompanion, focused focus: ApplicationFocus) {}

@@ -17,7 +17,9 @@ import KeyholdKit
 //                                        the companion's own characters, not to be typed with)
 //   daemon: {"event":"type","id":7,"after":120,"text":"é"}
 //   companion: {"cmd":"typed","id":7,"delivered":false} (written to the desktop), then
-//              {"cmd":"typed","id":7} (the desktop has delivered it: what follows may go)
+//              {"cmd":"typed","id":7} (the desktop has delivered it: what follows may go), or
+//              {"cmd":"untyped","id":7} (it cannot: no program takes text from it now; the daemon
+//              types the character with its own method, in its place)
 //   ("after": type only once the desktop has delivered that many of the virtual keyboard's key
 //   transitions since the previous character, or since {"event":"active"}, which the daemon
 //   sends when the companion's session comes in front; on Wayland, where nothing can be
@@ -40,6 +42,8 @@ public enum ControlRequest: Equatable, Sendable {
     case companion(backend: String)
     case keymap(String, temporaryKeycodes: [Int])
     case typed(id: UInt64, delivered: Bool)
+    /// The companion cannot type character `id` (IBus: no program's text input has the focus).
+    case untyped(id: UInt64)
     /// The picker was clicked: candidate `index` (1...n; 0 the base character).
     case pick(index: Int)
     /// The user clicked elsewhere or focus moved: the callout closes, keeping what it shows.
@@ -47,7 +51,7 @@ public enum ControlRequest: Equatable, Sendable {
     /// Another application (or text field) has the keyboard focus.
     case focus(ApplicationFocus)
 
-    public static let commands = ["status", "reload", "pause", "resume", "monitor", "companion", "keymap", "typed", "pick", "dismiss", "focus"]
+    public static let commands = ["status", "reload", "pause", "resume", "monitor", "companion", "keymap", "typed", "untyped", "pick", "dismiss", "focus"]
 
     /// Parses one request line (without its newline).
     public init<C: Collection>(line: C) throws(ControlProtocolError) where C.Element == UInt8 {
@@ -85,6 +89,9 @@ public enum ControlRequest: Equatable, Sendable {
             let delivered = value["delivered"]
             guard delivered == nil || delivered?.boolValue != nil else { throw .malformed("malformed request: \"delivered\" must be true or false") }
             self = .typed(id: UInt64(id), delivered: delivered?.boolValue ?? true)
+        case "untyped":
+            guard let id = value["id"]?.intValue, id > 0 else { throw .malformed("malformed request: \"id\" must be a positive integer") }
+            self = .untyped(id: UInt64(id))
         case "pick":
             guard let index = value["index"]?.intValue, (0...1000).contains(index) else {
                 throw .malformed("malformed request: \"index\" must be a candidate's number (0 to 1000)")
@@ -136,6 +143,7 @@ public enum ControlRequest: Equatable, Sendable {
             return String(decoding: w.bytes, as: UTF8.self)
         case .typed(let id, let delivered):
             return delivered ? "{\"cmd\":\"typed\",\"id\":\(id)}\n" : "{\"cmd\":\"typed\",\"id\":\(id),\"delivered\":false}\n"
+        case .untyped(let id): return "{\"cmd\":\"untyped\",\"id\":\(id)}\n"
         case .pick(let index): return "{\"cmd\":\"pick\",\"index\":\(index)}\n"
         case .dismiss: return "{\"cmd\":\"dismiss\"}\n"
         case .focus(let focus):

@@ -173,6 +173,11 @@ extension KeyholdDaemon: ControlHandler {
         if delivered { outputQueue.acknowledge(id) } else { outputQueue.companionWrote(id) }
     }
 
+    public func companion(_ companion: SessionCompanion, couldNotType id: UInt64) {
+        guard outputQueue.companion === companion else { return }
+        outputQueue.companionCouldNotType(id)
+    }
+
     public func companion(_ companion: SessionCompanion, picked index: Int) {
         guard companion === activeCompanion else { return }
         engine.pickCallout(index)

@@ -62,6 +62,9 @@ public final class CompanionChannel {
         case .typed(let id, let delivered):
             guard let companion = client.companion else { notCompanion(client); return }
             handler.companion(companion, typed: id, delivered: delivered)
+        case .untyped(let id):
+            guard let companion = client.companion else { notCompanion(client); return }
+            handler.companion(companion, couldNotType: id)
         case .pick(let index):
             guard let companion = client.companion else { notCompanion(client); return }
             handler.companion(companion, picked: index)

@@ -6,8 +6,11 @@ import KeyholdKit
 public final class SessionCompanion: OutputCompanion, CustomStringConvertible {
     public let uid: UInt32
     public let pid: Int32
-    /// How it types: `x11` (XTest), `wayland` (a virtual keyboard).
+    /// How it types: `x11` (XTest), `wayland` (a virtual keyboard), `ibus` (IBus's focused input
+    /// context).
     public let backend: String
+    /// IBus commits whole strings: text is handed to it whole (`OutputQueue.companionCommitsText`).
+    public var commitsText: Bool { backend == "ibus" }
     weak var channel: CompanionChannel?
 
     init(uid: UInt32, pid: Int32, backend: String, channel: CompanionChannel) {
