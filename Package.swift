@@ -81,9 +81,19 @@ let package = Package(
             linkerSettings: [.linkedLibrary("gtk-layer-shell"), .linkedLibrary("gtk-3"), .linkedLibrary("gdk-3"), .linkedLibrary("atspi"),
                              .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]
         ),
+        // Its IBus backend (GNOME, and wherever IBus is the input method) and GNOME's input
+        // sources; GLib's main context, which the companion runs inside its own poll loop.
+        .systemLibrary(name: "CIBus", pkgConfig: "ibus-1.0", providers: [.apt(["libibus-1.0-dev"])]),
+        .systemLibrary(name: "CGLib", pkgConfig: "glib-2.0", providers: [.apt(["libglib2.0-dev"])]),
+        .target(
+            name: "CSessionIBus",
+            dependencies: ["CIBus"],
+            linkerSettings: [.linkedLibrary("ibus-1.0"), .linkedLibrary("gio-2.0"), .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]
+        ),
         // keyhold-session: runs in a user's graphical session, types what the daemon hands it.
         .executableTarget(name: "keyhold-session",
-                          dependencies: ["KeyholdKit", "KeyholdLinux", "CSessionX11", "CSessionWayland", "CSessionOverlay", "CSystemd"],
+                          dependencies: ["KeyholdKit", "KeyholdLinux", "CSessionX11", "CSessionWayland", "CSessionOverlay", "CSessionIBus",
+                                         "CGLib", "CSystemd"],
                           linkerSettings: staticSwiftRuntime),
         // Prints engine throughput; run with `swift run -c release KeyholdBenchmarks`.
         .executableTarget(name: "KeyholdBenchmarks", dependencies: ["KeyholdKit", "KeyholdLinux"]),

@@ -4,18 +4,14 @@
 #include <gtk-layer-shell/gtk-layer-shell.h>
 #include <string.h>
 
-enum { MAX_CELLS = 40, MAX_FDS = 32, BOTTOM_MARGIN = 96, CARET_GAP = 6 };
+enum { MAX_CELLS = 40, BOTTOM_MARGIN = 96, CARET_GAP = 6 };
 
-static GMainContext *context;
 static int layer_shell;
 static int follows_caret;   // X11 with an accessibility bus: screen coordinates of the caret
 static GtkWidget *window, *row;
 static GtkWidget *cells[MAX_CELLS];
 static int cell_count;
 static int picked = -1;   // a candidate clicked, until kho_take_pick
-static GPollFD gfds[MAX_FDS];
-static int gfd_count;
-static gint priority;
 
 // Large enough to read at a glance; colours from the desktop's theme (light or dark).
 static const char *css =
@@ -34,8 +30,6 @@ int kho_init(void) {
     // the daemon at once. The caret is read through libatspi directly (CaretLocator.c).
     setenv("NO_AT_BRIDGE", "1", 1);
     if (!gtk_init_check(NULL, NULL)) return 0;
-    context = g_main_context_default();
-    g_main_context_acquire(context);
     GdkDisplay *display = gdk_display_get_default();
     layer_shell = gtk_layer_is_supported();
     // Wayland without wlr-layer-shell has no surface that stays out of the focus chain.
@@ -191,26 +185,6 @@ int kho_pointer_inside(void) {
     GdkRectangle frame;
     gdk_window_get_frame_extents(own, &frame);
     return x >= frame.x && x < frame.x + frame.width && y >= frame.y && y < frame.y + frame.height;
-}
-
-int kho_prepare(struct pollfd *fds, int max, int *timeout_ms) {
-    g_main_context_prepare(context, &priority);
-    gint timeout = -1;
-    gfd_count = g_main_context_query(context, priority, &timeout, gfds, MAX_FDS);
-    if (gfd_count > MAX_FDS) gfd_count = MAX_FDS;
-    int n = gfd_count < max ? gfd_count : max;
-    for (int i = 0; i < n; i++) {
-        fds[i].fd = gfds[i].fd;
-        fds[i].events = (short)gfds[i].events;
-        fds[i].revents = 0;
-    }
-    *timeout_ms = timeout;
-    return n;
-}
-
-void kho_dispatch(struct pollfd *fds, int count) {
-    for (int i = 0; i < gfd_count; i++) gfds[i].revents = i < count ? (gushort)fds[i].revents : 0;
-    if (g_main_context_check(context, priority, gfds, gfd_count)) g_main_context_dispatch(context);
 }
 
 int kho_focus_kind(int *pid, int64_t *at_ms) { return khc_focus_kind(pid, at_ms); }

@@ -196,17 +196,19 @@ static int upload_keymap(void) {
 
 // ---- the public functions
 
-int khw_open(void) {
+int khw_open(int with_virtual_keyboard) {
     display = wl_display_connect(NULL);
     if (!display) return -1;
     registry = wl_display_get_registry(display);
     wl_registry_add_listener(registry, &registry_listener, NULL);
     if (wl_display_roundtrip(display) < 0) { khw_close(); return -1; }
-    if (!manager) { khw_close(); return -2; }
+    if (with_virtual_keyboard && !manager) { khw_close(); return -2; }
     if (!seat) { khw_close(); return -3; }
-    virtual_keyboard = zwp_virtual_keyboard_manager_v1_create_virtual_keyboard(manager, seat);
     mapped_count = 0;
-    if (upload_keymap() != 0) { khw_close(); return -1; }
+    if (with_virtual_keyboard) {
+        virtual_keyboard = zwp_virtual_keyboard_manager_v1_create_virtual_keyboard(manager, seat);
+        if (upload_keymap() != 0) { khw_close(); return -1; }
+    }
     // The seat's capabilities, then the keyboard's keymap.
     if (wl_display_roundtrip(display) < 0 || wl_display_roundtrip(display) < 0) { khw_close(); return -1; }
     return wl_display_get_fd(display);
@@ -243,6 +245,7 @@ int khw_dispatch(int readable) {
 }
 
 int khw_type(uint32_t codepoint) {
+    if (!virtual_keyboard) return -1;
     xkb_keysym_t keysym = xkb_utf32_to_keysym(codepoint);
     if (keysym == XKB_KEY_NoSymbol) return -1;
     int slot = -1;

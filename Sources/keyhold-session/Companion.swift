@@ -10,8 +10,12 @@ import KeyholdLinux
 final class Companion {
     let typist: SessionTypist
     let controlPath: String
-    /// The picker on screen; nil where the session cannot show one.
+    /// Where the picker shows; nil where the session cannot show one.
+    let picker: CandidatePicker?
+    /// The companion's own picker overlay, which also says through AT-SPI what has the focus.
     let overlay: PickerOverlay?
+    /// GLib's main context (the overlay, AT-SPI, IBus), run inside this loop's poll.
+    private let glib = GLibLoop()
     /// The daemon's audio feedback, played through the session's sound server.
     let sound: SessionSound
     private var connection: ControlClient?
@@ -32,8 +36,9 @@ final class Companion {
     /// waits 1.5 s for the acknowledgement).
     static let orderTimeoutMilliseconds: Int64 = 1_000
 
-    init(typist: SessionTypist, overlay: PickerOverlay?, sound: SessionSound, controlPath: String) {
+    init(typist: SessionTypist, picker: CandidatePicker?, overlay: PickerOverlay?, sound: SessionSound, controlPath: String) {
         self.typist = typist
+        self.picker = picker
         self.overlay = overlay
         self.sound = sound
         self.controlPath = controlPath
@@ -71,17 +76,15 @@ final class Companion {
                 timeout = timeout < 0 ? wait : min(timeout, wait)
             }
             let ownCount = fds.count
-            if let overlay {
-                let glib = overlay.prepare()
-                fds += glib.fds
-                if glib.timeout >= 0 { timeout = timeout < 0 ? glib.timeout : min(timeout, glib.timeout) }
-            }
+            let glibWait = glib.prepare()
+            fds += glibWait.fds
+            if glibWait.timeout >= 0 { timeout = timeout < 0 ? glibWait.timeout : min(timeout, glibWait.timeout) }
             let ready = poll(&fds, nfds_t(fds.count), timeout)
             let pollError = errno
             // Every prepare is followed by its dispatch, whatever the poll said, and before any
             // other GTK call: on Wayland, GDK's prepare holds a read of its display that a GTK
             // call doing a round trip would wait on forever.
-            overlay?.dispatch(fds[ownCount...])
+            glib.dispatch(fds[ownCount...])
             if ready < 0 { if pollError == EINTR { continue }; Log.error("poll: \(String(cString: strerror(pollError)))"); return }
             if fds[0].revents != 0 {
                 if fds[0].revents & Int16(POLLHUP | POLLERR) != 0 { throw DisplayLost() }
@@ -139,7 +142,7 @@ final class Companion {
     private func disconnected(_ why: String) {
         connection = nil
         calloutOpen = false
-        overlay?.hide()
+        picker?.hide()
         Log.notice("daemon connection closed (\(why)); reconnecting")
         retryDelay = 500
         scheduleRetry("reconnecting")
@@ -182,7 +185,12 @@ final class Companion {
             // Written to the display server, then said so at once: killed now, the daemon knows
             // the character is on its way and does not type it again. Then, once the server has
             // handled it, the acknowledgement that lets the keys after it go.
-            if try !typist.type(text) { Log.warning("could not type a character (\(text.unicodeScalars.count) code points)") }
+            // Not typed (IBus: no application's text input has the focus): the daemon types it
+            // with its own method, in order.
+            guard try typist.type(text) else {
+                do { try connection?.send(.untyped(id: UInt64(id))) } catch { disconnected("\(error)") }
+                return
+            }
             do { try connection?.send(.typed(id: UInt64(id), delivered: false)) } catch { disconnected("\(error)"); return }
             try typist.sync()
             // The daemon writes nothing until it has the answer: the next count starts here.
@@ -196,7 +204,7 @@ final class Companion {
             case "close": calloutOpen = false
             default: break
             }
-            overlay?.handle(message)
+            picker?.handle(message)
         } else if message["event"]?.stringValue == "active" {
             // In front again: count the virtual keyboard's transitions from here, as the daemon does.
             followsVirtualKeyboard = typist.follow(device: VirtualKeyboard.deviceName)
@@ -223,12 +231,12 @@ final class Companion {
     /// A click on a candidate picks it; a click anywhere else, or another window getting the
     /// keyboard focus, closes the callout (docs/ARCHITECTURE.md, Callouts: no later key may edit another field).
     private func reportPicker(focusChanges: Int) {
-        let clicks = typist.takeClicks(), pick = overlay?.takePick()
+        let clicks = typist.takeClicks(), pick = picker?.takePick()
         guard let connection, calloutOpen else { return }
         var request: ControlRequest?
         if let index = pick {
             request = .pick(index: index)
-        } else if focusChanges > 0 || (clicks > 0 && overlay?.pointerInside != true) {
+        } else if focusChanges > 0 || (clicks > 0 && picker?.pointerInside != true) {
             request = .dismiss
         }
         guard let request else { return }

@@ -30,7 +30,10 @@ struct FocusReporter {
             retries += 1
             retryAt = now + Self.retryMilliseconds
         }
-        guard let window = typist.focusedWindow() else { return remember(.unknown) }
+        guard let window = typist.focusedWindow() else {
+            // No window known (GNOME on Wayland): the input method may still say what has the focus.
+            return remember(typist.focusedTextField().map { ApplicationFocus(textField: $0) } ?? .unknown)
+        }
         var field = ApplicationFocus.TextField.unknown
         // AT-SPI names a widget only while it is focused, which toolkits say only while its window
         // is active; where the display server names the window's process (X11), it must match.

@@ -5,11 +5,9 @@ import KeyholdLinux
 
 /// The picker on screen while a callout is open: the base character and the candidates numbered
 /// 1…n, the shown one highlighted (CSessionOverlay: GTK 3; wlr-layer-shell on Wayland, an
-/// override-redirect popup on X11; it never takes keyboard focus). GLib's main context runs
-/// inside the companion's poll: `prepare` adds its fds, `dispatch` runs what they woke.
-final class PickerOverlay {
-    private var fds = [pollfd](repeating: pollfd(), count: 32)
-    private var fdCount = 0
+/// override-redirect popup on X11; it never takes keyboard focus), run from GLib's main
+/// context (`GLibLoop`). It also says, through AT-SPI, what has the focus.
+final class PickerOverlay: CandidatePicker {
 
     /// nil when the session has nowhere to show it (no display; Wayland without wlr-layer-shell).
     init?() {
@@ -61,18 +59,5 @@ final class PickerOverlay {
         default: kind = .unknown   // nothing known, or a widget that takes no text
         }
         return (kind, pid, at)
-    }
-
-    /// GLib's fds for the next poll, and how long it may wait (ms; -1: no limit).
-    func prepare() -> (fds: ArraySlice<pollfd>, timeout: Int32) {
-        var timeout: Int32 = -1
-        fdCount = Int(kho_prepare(&fds, Int32(fds.count), &timeout))
-        return (fds[..<fdCount], timeout)
-    }
-
-    /// After the poll, with the revents of the fds `prepare` gave.
-    func dispatch(_ polled: ArraySlice<pollfd>) {
-        for (i, fd) in polled.prefix(fdCount).enumerated() { fds[i].revents = fd.revents }
-        kho_dispatch(&fds, Int32(fdCount))
     }
 }

@@ -1,3 +1,5 @@
+import KeyholdKit
+
 /// What the companion types through: the desktop's own way to inject a character (X11: XTest on
 /// a spare keycode; Wayland: a virtual keyboard with a keymap of its own), and where it reads
 /// the desktop's keymap.
@@ -32,10 +34,17 @@ protocol SessionTypist: AnyObject {
     func takeFocusChanges() -> Int
     /// The window that has the keyboard focus; nil when none has or the desktop does not say.
     func focusedWindow() -> FocusedWindow?
+    /// What the input method says of the focused text field (IBus: its purpose, or none at
+    /// all); nil where the backend cannot say (AT-SPI and the window then decide).
+    func focusedTextField() -> ApplicationFocus.TextField?
     /// The desktop's keymap as XKB text, nil until known.
     func keymapText() -> String?
     /// Puts the desktop back as it was (when stopping).
     func restore()
+}
+
+extension SessionTypist {
+    func focusedTextField() -> ApplicationFocus.TextField? { nil }
 }
 
 /// The display server closed the connection.

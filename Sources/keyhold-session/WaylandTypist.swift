@@ -26,8 +26,10 @@ final class WaylandTypist: SessionTypist {
         }
     }
 
-    init() throws(OpenError) {
-        let rc = khw_open()
+    /// `virtualKeyboard` false: only the seat's keymap is read (the IBus backend on GNOME and KDE,
+    /// which keep virtual keyboards to their own input methods); nothing can be typed.
+    init(virtualKeyboard: Bool = true) throws(OpenError) {
+        let rc = khw_open(virtualKeyboard ? 1 : 0)
         switch rc {
         case -2: throw .noVirtualKeyboard
         case -3: throw .noSeat

@@ -9,8 +9,8 @@ let usage = """
     usage: keyhold-session [--control PATH] [--audio-device PCM]
 
     Keyhold's companion in your graphical session: it connects to the keyhold daemon, reports
-    your desktop's keymap and types the characters your layout lacks (Wayland: a virtual keyboard;
-    X11: XTest), shows the accent picker and plays the key sounds through your session's sound
+    your desktop's keymap and types the characters your layout lacks (wlroots: a virtual keyboard;
+    GNOME: IBus; X11: XTest), shows the accent picker and plays the key sounds through your session's sound
     server. Started by systemd's keyhold-session.service or your desktop's autostart; you never
     need to run it.
 
@@ -59,17 +59,19 @@ if let runtime = environment("XDG_RUNTIME_DIR") {
 let typist: SessionTypist
 do {
     if wayland {
-        typist = try WaylandTypist()
+        do throws(WaylandTypist.OpenError) {
+            typist = try WaylandTypist()
+        } catch .noVirtualKeyboard {
+            // GNOME and KDE Plasma keep virtual keyboards to their own input methods: IBus is the
+            // way in (GNOME runs it; elsewhere the user may).
+            typist = try IBusTypist()
+        }
     } else if environment("DISPLAY") != nil {
         typist = try X11Typist()
     } else {
         Log.notice("no graphical session (neither WAYLAND_DISPLAY nor DISPLAY is set)")
         exit(0)
     }
-} catch WaylandTypist.OpenError.noVirtualKeyboard {
-    // GNOME and KDE Plasma keep virtual keyboards to their own input methods.
-    Log.notice("this compositor offers no virtual keyboard (zwp_virtual_keyboard_v1): the daemon types with ctrl-shift-u")
-    exit(0)
 } catch {
     Log.error("\(error)")
     exit(1)
@@ -85,11 +87,14 @@ for signo in [SIGTERM, SIGINT, SIGHUP] {
 }
 signal(SIGPIPE, SIG_IGN)
 
-// The picker overlay: GTK on the same display (its own connection).
-let overlay = PickerOverlay()
-if overlay == nil { Log.notice("no picker overlay in this session (no wlr-layer-shell on this Wayland compositor)") }
+// The picker: through IBus, its lookup table, which the desktop draws at the caret; else an
+// overlay of our own, GTK on the same display (its own connection).
+let overlay = typist is IBusTypist ? nil : PickerOverlay()
+let picker: CandidatePicker? = typist is IBusTypist ? IBusLookupTablePicker() : overlay
+if typist is IBusTypist { Log.info("the picker shows as IBus's candidates, which the desktop draws at the text caret") }
+else if overlay == nil { Log.notice("no picker overlay in this session (no wlr-layer-shell on this Wayland compositor)") }
 else if overlay?.followsCaret == true { Log.info("the picker shows at the text caret where applications report it (AT-SPI)") }
-let companion = Companion(typist: typist, overlay: overlay, sound: SessionSound(device: audioDevice),
+let companion = Companion(typist: typist, picker: picker, overlay: overlay, sound: SessionSound(device: audioDevice),
                           controlPath: controlPath)
 companion.run { stopRequested != 0 }
 Log.info("stopping; the keymap is as the desktop made it")

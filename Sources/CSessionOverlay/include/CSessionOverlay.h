@@ -4,8 +4,8 @@
 
 // keyhold-session's picker overlay: GTK 3, on Wayland a wlr-layer-shell surface (gtk-layer-shell)
 // that never takes keyboard focus, on X11 an override-redirect popup. Drawn only while a callout
-// is open. GLib's main context runs inside the companion's own poll loop (kho_prepare before the
-// poll, kho_dispatch after it, always in pairs). Not thread-safe.
+// is open. It runs from GLib's default main context, which the companion dispatches inside its
+// own poll loop (GLibLoop.swift). Not thread-safe.
 
 // Opens GTK on the session's display: 1, or 0 when there is no display or nowhere to show the
 // overlay without taking focus (a Wayland compositor without wlr-layer-shell: GNOME).
@@ -26,10 +26,6 @@ int kho_visible(void);
 int kho_take_pick(void);
 // 1 when the pointer is over the overlay (a click there is the overlay's, not "elsewhere").
 int kho_pointer_inside(void);
-// Fills `fds` (at most `max`) with what GLib waits on and sets the timeout (ms, -1: none).
-int kho_prepare(struct pollfd *fds, int max, int *timeout_ms);
-// After the poll: `fds` as kho_prepare filled them, with revents set; runs what is ready.
-void kho_dispatch(struct pollfd *fds, int count);
 // 1 when the picker is placed at the text caret where applications report it (X11 with the
 // AT-SPI accessibility bus); else it shows at the bottom centre.
 int kho_follows_caret(void);

@@ -6,16 +6,18 @@
 // characters it types, each on a key of that keymap), and the desktop's keymap as the seat's
 // wl_keyboard reports it. One connection per process; not thread-safe.
 
-// Connects to $WAYLAND_DISPLAY; returns the connection's fd, or -1 no compositor, -2 the
-// compositor has no zwp_virtual_keyboard_manager_v1, -3 no seat.
-int khw_open(void);
+// Connects to $WAYLAND_DISPLAY, with a virtual keyboard or (0: GNOME, KDE, which keep virtual
+// keyboards to themselves) only to read the keymap; returns the connection's fd, or -1 no
+// compositor, -2 the compositor has no zwp_virtual_keyboard_manager_v1, -3 no seat.
+int khw_open(int with_virtual_keyboard);
 void khw_close(void);
 // Dispatches what the compositor sent (`readable`: read the socket first; 0: only what is
 // already read) and flushes requests; 1 when the desktop's keymap changed, 0 if not, -1 when
 // the connection is lost.
 int khw_dispatch(int readable);
 // Types one Unicode scalar (press and release on a key of the virtual keyboard's keymap, the
-// keymap uploaded again when the character is new): 0, or -1 when it has no keysym.
+// keymap uploaded again when the character is new): 0, or -1 when it has no keysym (or the
+// connection has no virtual keyboard).
 int khw_type(uint32_t codepoint);
 // Sends the requests: 0, or -1 when the connection is lost.
 int khw_flush(void);

@@ -1,0 +1,43 @@
+#ifndef KEYHOLD_CSESSIONIBUS_H
+#define KEYHOLD_CSESSIONIBUS_H
+
+// keyhold-session's IBus backend (docs/ARCHITECTURE.md, Session): the input method GNOME runs
+// (and any desktop where IBus is the input method). It commits text to the focused input
+// context and shows the picker as a lookup table, which the desktop's own IBus panel (GNOME
+// Shell's candidate popup) draws at the text caret. It does so as IBus's panel extension
+// (org.freedesktop.IBus.Panel.Extension.Emoji, taken with REPLACE_EXISTING; ibus's own emoji
+// panel waits in the queue and gets it back when keyhold-session stops), so the user's engine,
+// its composition and the layout are never touched: no engine is switched. Callbacks run from
+// GLib's default main context, which the caller dispatches. Not thread-safe.
+
+// Connects to the user's ibus-daemon (its address from ~/.config/ibus/bus, per display) and
+// takes the extension's name: 1, or 0 when no ibus-daemon runs, -1 when the name could not be had.
+int khi_open(void);
+void khi_close(void);
+// 1 while connected to ibus-daemon with the extension's name (it reconnects by itself when
+// ibus-daemon restarts).
+int khi_ready(void);
+// 1 when an application's input context has the focus (not IBus's "fake" context, which stands
+// for no text input at all), 0 when none has.
+int khi_focused(void);
+// The focused context's purpose (IBusInputPurpose: 0 free form, 8 password, 10 terminal, ...).
+int khi_purpose(void);
+// How often the focus moved between input contexts (or to none) since the last call.
+int khi_take_focus_changes(void);
+// Commits UTF-8 text to the focused context: 0, or -1 when no application's context has the focus.
+int khi_commit(const char *utf8);
+// Waits until ibus-daemon has handled everything sent before (a round trip): 0, or -1.
+int khi_sync(void);
+// The picker as a lookup table: `count` candidates labelled 1..n, horizontal, `cursor` highlighted.
+void khi_show_table(const char *const *candidates, int count, int cursor);
+void khi_hide_table(void);
+
+// GNOME's input sources (GNOMEInputSources.c): 1 in a GNOME session with its settings schema, else 0.
+int khg_open(void);
+// The current input source's layout and variant (an IBus engine's own layout) and GNOME's XKB
+// options: 1, or 0 before khg_open succeeded.
+int khg_current(char *layout, int layout_size, char *variant, int variant_size, char *options, int options_size);
+// How often the sources, the current one or the options changed since the last call.
+int khg_take_changes(void);
+
+#endif

@@ -1,0 +1,127 @@
+import CSessionIBus
+import Glibc
+import KeyholdKit
+import KeyholdLinux
+
+/// Types characters through IBus, the input method GNOME runs (and any desktop where IBus is the
+/// input method): each is committed to the focused input context, as IBus's own emoji panel
+/// commits what it picks (CSessionIBus: the panel extension; no engine is switched, so the
+/// user's engine, its composition and the layout stay exactly as they were). The keymap is the
+/// current GNOME input source's (GNOME tells a client without a window nothing of a switch),
+/// elsewhere the seat's.
+///
+/// Order: what comes after a character waits for the acknowledgement, sent after ibus-daemon
+/// has passed the commit on (a round trip), so it cannot overtake. The keys before it take
+/// another way in: GNOME Shell hands each to ibus-daemon and the user's engine and gives it to
+/// the program when they answer, while a commit goes straight through; a commit sent at once
+/// overtook the keys before it in the GNOME phase's runs (a pick's BackSpace, the ASCII of a
+/// text binding). Text the daemon types goes whole (`commitsText`), so that leaves the keys
+/// just before a character, a pick's BackSpace: the character waits `settleMilliseconds` after
+/// a round trip to the compositor. No IBus interface says when a key has passed.
+
+final class IBusTypist: SessionTypist {
+    let backend = "ibus"
+    /// The Wayland seat: the connection's fd, the seat's keymap where GNOME's settings do not say.
+    private let seat: WaylandTypist
+    private let gnomeSources: Bool
+    /// The keymap of the GNOME input source last read, by its names.
+    private var sourceKeymap: (names: XKBNames, text: String)?
+    /// Whether the last character could not be committed (said once in the log, not per character).
+    private var refusing = false
+
+    init() throws(WaylandTypist.OpenError) {
+        seat = try WaylandTypist(virtualKeyboard: false)
+        gnomeSources = khg_open() == 1
+        switch khi_open() {
+        case 1: break
+        case 0: Log.info("IBus is not running yet; characters fall back to the daemon's method until it is")
+        default: Log.warning("IBus runs but its panel extension cannot be had; characters fall back to the daemon's method")
+        }
+    }
+
+    deinit { khi_close() }
+
+    var fd: Int32 { seat.fd }
+
+    var summary: String {
+        "committing to IBus's focused input context, the picker as its lookup table"
+            + (gnomeSources ? ", the layout of GNOME's current input source" : "")
+    }
+
+    func dispatch(readable: Bool) throws(DisplayLost) -> Bool {
+        let seatChanged = try seat.dispatch(readable: readable)
+        let sourcesChanged = khg_take_changes() > 0
+        return gnomeSources ? sourcesChanged : seatChanged
+    }
+
+    func type(_ text: String) throws(DisplayLost) -> Bool {
+        let committed = khi_commit(text) == 0
+        if committed == refusing {
+            refusing = !committed
+            if refusing {
+                Log.notice(khi_ready() == 1 ? "no application's text input has the focus in IBus: the daemon types with its fallback method"
+                                            : "IBus is not reachable: the daemon types with its fallback method")
+            } else {
+                Log.info("committing through IBus again")
+            }
+        }
+        return committed
+    }
+
+    func sync() throws(DisplayLost) {
+        if khi_sync() != 0 { Log.debug("ibus-daemon did not answer a round trip") }
+    }
+
+    func follow(device name: String) -> Bool { true }
+
+    func resetCount() throws(DisplayLost) -> Bool { try dispatch(readable: false) }
+
+    /// How long the keys before a character get to pass through IBus (see the type's comment).
+    static let settleMilliseconds: Int32 = 50
+
+    /// The keys before a character: read by the compositor (a round trip), then given time to
+    /// pass through IBus.
+    func waitForTransitions(_ count: UInt64, timeoutMilliseconds: Int64) throws(DisplayLost) -> (reached: Bool, keymapChanged: Bool) {
+        if count > 0 {
+            try seat.sync()
+            poll(nil, 0, Self.settleMilliseconds)
+        }
+        return (true, try dispatch(readable: false))
+    }
+
+    var temporaryKeycodes: [Int] { [] }
+    func takeClicks() -> Int { 0 }
+    func takeFocusChanges() -> Int { Int(khi_take_focus_changes()) }
+    /// GNOME tells a Wayland client nothing of other windows.
+    func focusedWindow() -> FocusedWindow? { nil }
+
+    /// What IBus says of the focused input context: none at all (IBus's fake context: a game, a
+    /// file list), a password, a terminal or text; nil while IBus is not reachable.
+    func focusedTextField() -> ApplicationFocus.TextField? {
+        guard khi_ready() == 1 else { return nil }
+        guard khi_focused() == 1 else { return ApplicationFocus.TextField.none }
+        switch khi_purpose() {
+        case 8, 9: return .password   // IBUS_INPUT_PURPOSE_PASSWORD, _PIN
+        case 10: return .terminal      // IBUS_INPUT_PURPOSE_TERMINAL
+        default: return .normal
+        }
+    }
+
+    func keymapText() -> String? {
+        guard gnomeSources else { return seat.keymapText() }
+        var layout = [CChar](repeating: 0, count: 64), variant = [CChar](repeating: 0, count: 64)
+        var options = [CChar](repeating: 0, count: 512)
+        guard khg_current(&layout, 64, &variant, 64, &options, 512) == 1 else { return seat.keymapText() }
+        let names = XKBNames(layout: String(cString: layout), variant: String(cString: variant),
+                             options: String(cString: options), source: "GNOME's input sources")
+        if let sourceKeymap, sourceKeymap.names == names { return sourceKeymap.text }
+        guard let text = XKBLayout.keymapText(for: names) else {
+            Log.warning("cannot compile GNOME's input source \(names.layoutName); keeping the seat's keymap")
+            return seat.keymapText()
+        }
+        sourceKeymap = (names, text)
+        return text
+    }
+
+    func restore() { khi_close() }
+}
