@@ -13,6 +13,8 @@ static gboolean named;
 static gchar *focused_path;
 static int purpose;
 static int focus_changes;
+// The lookup table shown last: hidden as it is (visible FALSE), not replaced by an empty one.
+static IBusLookupTable *shown_table;
 
 static gboolean is_real_context(const gchar *path) {
     return path && !g_str_has_suffix(path, FAKE_CONTEXT_SUFFIX);
@@ -139,12 +141,12 @@ void khi_show_table(const char *const *candidates, int count, int cursor) {
     if (cursor >= 0 && cursor < count) ibus_lookup_table_set_cursor_pos(table, (guint)cursor);
     ibus_lookup_table_set_cursor_visible(table, cursor >= 0 && cursor < count);
     ibus_panel_service_update_lookup_table_received(panel, table, TRUE);
-    g_object_unref(table);
+    if (shown_table) g_object_unref(shown_table);
+    shown_table = table;
 }
 
 void khi_hide_table(void) {
-    if (!khi_ready()) return;
-    IBusLookupTable *table = g_object_ref_sink(ibus_lookup_table_new(1, 0, FALSE, FALSE));
-    ibus_panel_service_update_lookup_table_received(panel, table, FALSE);
-    g_object_unref(table);
+    if (!khi_ready() || !shown_table) return;
+    ibus_panel_service_update_lookup_table_received(panel, shown_table, FALSE);
+    g_clear_object(&shown_table);
 }

@@ -77,7 +77,7 @@ final class IBusTypist: SessionTypist {
     func resetCount() throws(DisplayLost) -> Bool { try dispatch(readable: false) }
 
     /// How long the keys before a character get to pass through IBus (see the type's comment).
-    static let settleMilliseconds: Int32 = 50
+    static let settleMilliseconds: Int32 = 150
 
     /// The keys before a character: read by the compositor (a round trip), then given time to
     /// pass through IBus.

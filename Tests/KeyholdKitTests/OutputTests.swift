@@ -89,6 +89,22 @@ final class OutputTests: XCTestCase {
         queue.drain()
         XCTAssertEqual(companion.texts, ["aé€"])
         XCTAssertEqual(app.events.dropFirst(before).map { "\($0.key) \($0.state)" }, ["b down", "b up"], "one character the layout has is a key")
+        // ... as all of a text the layout has, and one character it types only with Shift when
+        // Shift is not held; with Shift held, a key.
+        companion.texts = []
+        controller.insertText("ok")
+        queue.drain()
+        controller.insertText("O")
+        queue.drain()
+        XCTAssertEqual(companion.texts, ["ok", "O"])
+        companion.texts = []
+        let held = app.events.count
+        controller.keyDown(.leftShift)
+        controller.insertText("B")
+        controller.keyUp(.leftShift)
+        queue.drain()
+        XCTAssertEqual(companion.texts, [])
+        XCTAssertEqual(app.events.dropFirst(held).map { "\($0.key) \($0.state)" }, ["leftshift down", "b down", "b up", "leftshift up"])
         companion.commitsText = false
         // Without a companion the same text arrives through ctrl-shift-u.
         queue.companion = nil

@@ -3,6 +3,7 @@
 real GTK application received (through its input method: GTK's own, which reads Ctrl+Shift+U
 hex entry). With "password", a password entry (its characters hidden; AT-SPI says password text).
 Usage: gtk-entry.py FILE TITLE [password]"""
+import signal
 import sys
 
 import gi
@@ -32,6 +33,8 @@ window.add(entry)
 window.connect("destroy", Gtk.main_quit)
 window.show_all()
 entry.grab_focus()
+# SIGUSR1 empties the entry (the test's clear, where keys cannot be trusted to)
+GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGUSR1, lambda: entry.set_text("") or True)
 open(path, "w").close()
 # Ready once the window is mapped: the test then focuses it by title.
 GLib.idle_add(lambda: print("ready", flush=True) and False)

@@ -20,6 +20,7 @@
 # udev:     udev_start (systemd-udevd + a trigger of input/misc: hotplug events, ID_INPUT_*)
 # VT app:   vt_start [FILE] / vt_expect TEXT [SEC] / vt_clear / vt_stop  (see vt-capture.sh)
 # QMP:      host_keys CMD... - PS/2 keys from the host, e.g. host_keys "d shift" "t 600" "u shift"
+#           host_shot FILE - a screenshot of the guest's VGA screen, taken by QEMU
 #
 # Every wait is bounded. Background processes started here are killed by the EXIT trap.
 
@@ -241,6 +242,10 @@ host_keys() {
   ans=$(cat "$d/done.$n"); rm -f "$d/done.$n"
   [ "$ans" = ok ] || { echo "host_keys: $ans" >&2; return 1; }
 }
+
+# host_shot FILE: the guest's screen as the VGA device shows it (QEMU's screendump, PNG), written
+# by the host into FILE under $E2E_OUT (shared with the host at the same path)
+host_shot() { rm -f "$1"; host_keys "shot $1" && test -s "$1"; }
 
 # capture_analyse WAV [BUFFER_FRAMES]: one line per sound found (start_s duration_ms peak) after a
 # header line. With BUFFER_FRAMES (the player's ALSA buffer), a sound that repeats the last played

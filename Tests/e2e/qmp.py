@@ -14,6 +14,8 @@ Run with /usr/bin/python3: `python3` on PATH may be a pyenv shim without Debian'
 Commands, one per argument or line ("d a; t 50; u a" also works):
   d KEY | u KEY     key down / up           tap KEY     down then up
   t MS              sleep MS milliseconds    type TEXT   tap the keys for TEXT (US layout)
+  shot FILE         the guest's screen (its VGA framebuffer, read by QEMU, not asked of the
+                    compositor) as a PNG at FILE, a path the host and the guest share
   KEY: a QEMU qcode (a, shift, ctrl, alt, ret, spc, kp_2, caps_lock, ...), a Linux key name
   for common keys (KEY_A, KEY_1, leftshift, capslock), or a Linux key code number (30 = a;
   so digit keys are KEY_1 or qcode names via `type 1`).
@@ -172,6 +174,8 @@ def run_commands(q, commands):
         elif op == 'tap':
             q.key(arg.strip(), True)
             q.key(arg.strip(), False)
+        elif op == 'shot':
+            q.cmd('screendump', filename=arg.strip(), format='png')
         elif op == 'type':
             for ch in arg:
                 if ch not in CHARS:

@@ -22,22 +22,36 @@ open class StandardKeyboardController: KeyboardController {
     open func insertText(_ text: String) {
         var lifted: [KeyCode] = []
         if let byte = text.asciiByte,
-           let stroke = planner.directStroke(forASCII: UInt8(byte), capsLock: keyboardContext.isCapsLockOn) {
+           let stroke = planner.directStroke(forASCII: UInt8(byte), capsLock: keyboardContext.isCapsLockOn),
+           stroke.modifiers.isEmpty || !handsOffWhole(text) {
             // One ASCII character the layout types, what most keys type: one tap, found with
             // no grapheme breaking, Character or plan.
             var planHeld: ModifierKeys = []
             perform(.tap(stroke), planHeld: &planHeld, lifted: &lifted)
-        } else if let companionOutput = output as? TextHandOffOutput, companionOutput.companionCommitsText,
-                  planner.unicodeMethod == .session, text.count > 1,
-                  text.contains(where: { planner.directStroke(for: $0, capsLock: keyboardContext.isCapsLockOn) == nil }) {
+        } else if handsOffWhole(text), let companionOutput = output as? TextHandOffOutput {
             // An input method commits strings: all of it goes that way, so no part typed as keys
-            // takes another path in and arrives out of order.
+            // takes another path in and arrives out of order, and no level modifier typed at
+            // machine speed is lost (GNOME hands each key to IBus and back, and an AltGr released
+            // meanwhile was already up for its key: measured, ł€ on de arrived as le).
             liftModifiers(except: [], into: &lifted)
             companionOutput.handOff(text, fallback: text.flatMap { fallbackTransitions(for: $0) })
         } else {
             for character in text { insert(character, lifted: &lifted) }
         }
         if !lifted.isEmpty { restore(lifted) }
+    }
+
+    /// Whether `text` goes whole to a companion that commits strings (the `session` method with an
+    /// input method): more than one character, or one the layout types only with a modifier
+    /// nobody holds.
+    private func handsOffWhole(_ text: String) -> Bool {
+        guard planner.unicodeMethod == .session, (output as? TextHandOffOutput)?.companionCommitsText == true else { return false }
+        guard text.count == 1, let character = text.first else { return !text.isEmpty }
+        guard let stroke = planner.directStroke(for: character, capsLock: keyboardContext.isCapsLockOn) else { return true }
+        return stroke.modifiers.keys.contains { standard in
+            let modifier = ModifierKeys(key: standard)!
+            return !map.modifierKeys.contains(where: { keyState.isDown($0) && map.modifiers(of: $0) == modifier })
+        }
     }
 
     /// Types one character: the layout's keystroke when it has one, else the planned steps.
