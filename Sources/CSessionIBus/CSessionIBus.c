@@ -95,6 +95,7 @@ void khi_close(void) {
     g_signal_handlers_disconnect_by_data(bus, NULL);
     g_clear_object(&bus);
     g_clear_pointer(&focused_path, g_free);
+    g_clear_object(&shown_table);
     named = FALSE;
 }
 
