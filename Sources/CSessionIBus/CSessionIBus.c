@@ -16,6 +16,90 @@ static int focus_changes;
 // The lookup table shown last: hidden as it is (visible FALSE), not replaced by an empty one.
 static IBusLookupTable *shown_table;
 
+// ---- Keys passing through IBus
+// ibus-daemon hands every message that matches a client's match rule to that client, method
+// calls and replies included (bus/dbusimpl.c). With two rules, the companion sees each
+// ProcessKeyEvent that GNOME Shell (or any program) sends for a key, and the reply that lets the
+// key go on to the program: a key has passed IBus when its reply has gone out, and a commit sent
+// after that reaches GNOME Shell after it. The copies come in on GDBus's worker thread, to a
+// filter that counts them and drops them (they are addressed to others: left to GDBus, a method
+// call would be answered with an error).
+enum { MAX_PENDING = 256 };
+static GMutex keys_lock;
+static GCond keys_passed_cond;
+static struct { gchar *sender; guint32 serial; } pending[MAX_PENDING];
+static guint64 keys_passed;
+static guint filter_id;
+static gchar *own_name;
+
+static GDBusMessage *key_filter(GDBusConnection *c, GDBusMessage *message, gboolean incoming, gpointer data) {
+    (void)c; (void)data;
+    if (!incoming) return message;
+    const gchar *destination = g_dbus_message_get_destination(message);
+    GDBusMessageType type = g_dbus_message_get_message_type(message);
+    if (type == G_DBUS_MESSAGE_TYPE_METHOD_CALL
+        && g_strcmp0(g_dbus_message_get_member(message), "ProcessKeyEvent") == 0
+        && g_strcmp0(g_dbus_message_get_interface(message), IBUS_INTERFACE_INPUT_CONTEXT) == 0) {
+        g_mutex_lock(&keys_lock);
+        int slot = 0;
+        while (slot < MAX_PENDING && pending[slot].sender) slot++;
+        if (slot == MAX_PENDING) {   // answers that never came (a program gone): forget them
+            for (int i = 0; i < MAX_PENDING; i++) g_clear_pointer(&pending[i].sender, g_free);
+            slot = 0;
+        }
+        pending[slot].sender = g_strdup(g_dbus_message_get_sender(message));
+        pending[slot].serial = g_dbus_message_get_serial(message);
+        g_mutex_unlock(&keys_lock);
+        g_object_unref(message);
+        return NULL;
+    }
+    // Every answer not addressed to this process is a copy (an engine's to ibus-daemon has none):
+    // dropped, or GDBus could take one whose serial matches a call of its own for the answer.
+    if ((type == G_DBUS_MESSAGE_TYPE_METHOD_RETURN || type == G_DBUS_MESSAGE_TYPE_ERROR)
+        && g_strcmp0(destination, own_name) != 0) {
+        guint32 serial = g_dbus_message_get_reply_serial(message);
+        g_mutex_lock(&keys_lock);
+        for (int i = 0; i < MAX_PENDING; i++) {
+            if (!destination || !pending[i].sender || pending[i].serial != serial || strcmp(pending[i].sender, destination) != 0) continue;
+            g_clear_pointer(&pending[i].sender, g_free);
+            keys_passed++;
+            g_cond_broadcast(&keys_passed_cond);
+            break;
+        }
+        g_mutex_unlock(&keys_lock);
+        g_object_unref(message);
+        return NULL;
+    }
+    return message;
+}
+
+// The rules and the filter, on the connection of the moment.
+static void watch_keys(GDBusConnection *connection) {
+    g_free(own_name);
+    own_name = g_strdup(g_dbus_connection_get_unique_name(connection));
+    filter_id = g_dbus_connection_add_filter(connection, key_filter, NULL, NULL);
+    ibus_bus_add_match(bus, "type='method_call',interface='" IBUS_INTERFACE_INPUT_CONTEXT "',member='ProcessKeyEvent'");
+    ibus_bus_add_match(bus, "type='method_return'");
+    ibus_bus_add_match(bus, "type='error'");
+}
+
+void khi_reset_keys(void) {
+    g_mutex_lock(&keys_lock);
+    keys_passed = 0;
+    g_mutex_unlock(&keys_lock);
+}
+
+int khi_wait_keys(uint64_t count, int timeout_ms) {
+    gint64 deadline = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
+    g_mutex_lock(&keys_lock);
+    while (keys_passed < count) {
+        if (!g_cond_wait_until(&keys_passed_cond, &keys_lock, deadline)) break;
+    }
+    int reached = keys_passed >= count;
+    g_mutex_unlock(&keys_lock);
+    return reached;
+}
+
 static gboolean is_real_context(const gchar *path) {
     return path && !g_str_has_suffix(path, FAKE_CONTEXT_SUFFIX);
 }
@@ -54,6 +138,7 @@ static void take_extension(void) {
     }
     GDBusConnection *connection = ibus_bus_get_connection(bus);
     if (!connection) return;
+    watch_keys(connection);
     panel = g_object_new(IBUS_TYPE_PANEL_SERVICE, "object-path", IBUS_PATH_PANEL_EXTENSION_EMOJI,
                          "connection", connection, NULL);
     g_signal_connect(panel, "focus-in", G_CALLBACK(focus_in), NULL);
@@ -87,6 +172,9 @@ int khi_open(void) {
 
 void khi_close(void) {
     if (!bus) return;
+    GDBusConnection *connection = ibus_bus_get_connection(bus);
+    if (filter_id && connection) g_dbus_connection_remove_filter(connection, filter_id);
+    filter_id = 0;
     if (named) ibus_bus_release_name(bus, IBUS_SERVICE_PANEL_EXTENSION_EMOJI);
     if (panel) {
         ibus_object_destroy((IBusObject *)panel);

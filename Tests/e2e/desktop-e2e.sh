@@ -54,7 +54,7 @@ TARGET=x11   # the matrix's target column: x11 (no companion: ctrl-shift-u), x11
 cell() {
   local target=$1 app=$2 layout=$3 name=$4 want=$5 file=$6 counted=${7:-yes} got wait=${8:-15}
   local why="needs keyhold-session"
-  case $counted in race) why="race: a BackSpace key and an IBus commit, issue 32"; counted=no ;; esac
+  case $counted in race) why="a BackSpace key and an IBus commit: not counted yet, issue 32"; counted=no ;; esac
   [ "$counted" = yes ] || wait=15   # printed only: may never match
   wait_until "$wait" eval "[ \"\$(cat '$file' 2>/dev/null)\" = '$want' ]"
   got=$(cat "$file" 2>/dev/null)
@@ -114,10 +114,10 @@ type_cells() {
 }
 
 # pick_counted COUNTED: how a cell whose pick types a BackSpace key and then é is counted. Through
-# IBus (GNOME) é is committed 150 ms after the key; no IBus interface says when a key has passed
-# GNOME Shell and the user's engine, and in the TCG guest (GNOME Shell drawing with llvmpipe) é
-# still came first in 1 or 2 of the 10 such cells of a run: printed, marked, not counted, until
-# the backend can know (issue 32).
+# IBus (GNOME) the key and the commit reach the program by different ways: é waits until the
+# key's ProcessKeyEvent is answered, then for two round trips to the compositor and 20 ms. With
+# a fixed 150 ms wait é came first in 1 or 2 of the 10 such cells of a run; with this, in 0 of
+# 10 in the one run so far: printed, marked, not counted, until more runs say (issue 32).
 pick_counted() { if [ "$1" = yes ] && [ "$GNOME" = 1 ]; then echo race; else echo "$1"; fi; }
 # order_cell APP LAYOUT FILE [counted]: hold e, 2, then x y z at 150 wpm (70 ms apart, overlapping)
 order_cell() {

@@ -1,5 +1,6 @@
 #ifndef KEYHOLD_CSESSIONIBUS_H
 #define KEYHOLD_CSESSIONIBUS_H
+#include <stdint.h>
 
 // keyhold-session's IBus backend (docs/ARCHITECTURE.md, Session): the input method GNOME runs
 // (and any desktop where IBus is the input method). It commits text to the focused input
@@ -28,6 +29,11 @@ int khi_take_focus_changes(void);
 int khi_commit(const char *utf8);
 // Waits until ibus-daemon has handled everything sent before (a round trip): 0, or -1.
 int khi_sync(void);
+// Starts counting keys that have passed IBus (their ProcessKeyEvent answered) from zero.
+void khi_reset_keys(void);
+// Waits at most `timeout_ms` until `count` keys have passed IBus since the count started: 1
+// when they have, 0 when the time ran out.
+int khi_wait_keys(uint64_t count, int timeout_ms);
 // The picker as a lookup table: `count` candidates labelled 1..n, horizontal, `cursor` highlighted.
 void khi_show_table(const char *const *candidates, int count, int cursor);
 void khi_hide_table(void);
