@@ -10,21 +10,17 @@ import KeyholdLinux
 /// current GNOME input source's (GNOME tells a client without a window nothing of a switch),
 /// elsewhere the seat's.
 ///
-/// Order: what comes after a character waits for the acknowledgement, sent after ibus-daemon
-/// has passed the commit on (a round trip), so it cannot overtake. The keys before it take
-/// another way in: GNOME Shell hands each to ibus-daemon and the user's engine and gives it to
-/// the program when they answer, while a commit goes straight through (sent at once, it
-/// overtook a pick's BackSpace in the GNOME phase's runs; sent 150 ms later, in 1 or 2 of 10
-/// cells). So the character waits until the daemon's keys before it have passed IBus: their
-/// ProcessKeyEvent calls answered, as ibus-daemon shows its clients that ask (CSessionIBus);
-/// a commit sent after that reaches GNOME Shell after the answers. GNOME Shell then puts each
-/// answered key back into mutter's event queue for the program, while a commit goes out at once
-/// (measured: waiting for the answers alone, é still came first in 4 of 10 cells), so the
-/// character also waits for two round trips to the compositor (its loop has run past the keys)
-/// and `settleMilliseconds` (then 0 of 10). Keys typed where no text input had the focus (a
-/// game) never pass IBus: the first character after them waits the whole timeout (1 s). Text the daemon types goes whole (`commitsText`), so nothing of it
-/// takes the other way.
-
+/// Order: what comes after a character waits for the acknowledgement, sent once ibus-daemon has
+/// passed the commit on, so it cannot overtake. The keys before it take another way in: GNOME
+/// Shell hands each to ibus-daemon and the user's engine, and puts it back into mutter's event
+/// queue for the program when they answer, while a commit goes straight through. So a character
+/// waits until the daemon's keys before it have passed IBus (their ProcessKeyEvent calls answered,
+/// which ibus-daemon shows a client that asks: CSessionIBus), then for two round trips to the
+/// compositor and `settleMilliseconds`. Measured on a pick's BackSpace in the GNOME phase: sent at
+/// once, é came first in the VTE cell; after a fixed 150 ms, in 1 or 2 of 10 cells; after the
+/// answers alone, in 4 of 10; as now, in 0 of 10 (one run). Keys typed where no text input had the focus (a game)
+/// never pass IBus: the first character after them waits the whole timeout (1 s). Text the daemon
+/// types goes whole (`commitsText`), so none of it takes the other way.
 final class IBusTypist: SessionTypist {
     let backend = "ibus"
     /// The Wayland seat: the connection's fd, the seat's keymap where GNOME's settings do not say.
