@@ -18,12 +18,13 @@ static IBusLookupTable *shown_table;
 
 // ---- Keys passing through IBus
 // ibus-daemon hands every message that matches a client's match rule to that client, method
-// calls and replies included (bus/dbusimpl.c). With two rules, the companion sees each
-// ProcessKeyEvent that GNOME Shell (or any program) sends for a key, and the reply that lets the
-// key go on to the program: a key has passed IBus when its reply has gone out, and a commit sent
-// after that reaches GNOME Shell after it. The copies come in on GDBus's worker thread, to a
-// filter that counts them and drops them (they are addressed to others: left to GDBus, a method
-// call would be answered with an error).
+// calls and replies included (bus/dbusimpl.c). With its rules the companion sees each
+// ProcessKeyEvent that GNOME Shell (or any program of the user's) sends for a key, and the reply
+// that lets the key go on to the program: a key has passed IBus when its reply has gone out, and
+// a commit sent after that reaches GNOME Shell after it. The copies come in on GDBus's worker
+// thread, to a filter that counts them and drops them: nothing of a key is kept but its caller
+// and serial until its answer, and left to GDBus, a copied method call would be answered with an
+// error. (ibus-daemon takes connections from its own user only: no other user's keys are seen.)
 enum { MAX_PENDING = 256 };
 static GMutex keys_lock;
 static GCond keys_passed_cond;
