@@ -48,10 +48,12 @@ open class StandardKeyboardController: KeyboardController {
         guard planner.unicodeMethod == .session, (output as? TextHandOffOutput)?.companionCommitsText == true else { return false }
         guard text.count == 1, let character = text.first else { return !text.isEmpty }
         guard let stroke = planner.directStroke(for: character, capsLock: keyboardContext.isCapsLockOn) else { return true }
-        return stroke.modifiers.keys.contains { standard in
-            let modifier = ModifierKeys(key: standard)!
-            return !map.modifierKeys.contains(where: { keyState.isDown($0) && map.modifiers(of: $0) == modifier })
-        }
+        return stroke.modifiers.keys.contains { !isHeld(ModifierKeys(key: $0)!) }
+    }
+
+    /// Whether a key the keymap gives `modifier` is down on the output.
+    private func isHeld(_ modifier: ModifierKeys) -> Bool {
+        map.modifierKeys.contains(where: { keyState.isDown($0) && map.modifiers(of: $0) == modifier })
     }
 
     /// Types one character: the layout's keystroke when it has one, else the planned steps.
@@ -130,8 +132,7 @@ open class StandardKeyboardController: KeyboardController {
             }
             let missing = stroke.modifiers.keys.compactMap { standard -> KeyCode? in
                 let modifier = ModifierKeys(key: standard)!
-                if map.modifierKeys.contains(where: { keyState.isDown($0) && map.modifiers(of: $0) == modifier }) { return nil }
-                return map.key(for: modifier) ?? standard
+                return isHeld(modifier) ? nil : map.key(for: modifier) ?? standard
             }
             for key in missing { send(key, .down) }
             if keyState.isDown(stroke.key) { send(stroke.key, .up) }
