@@ -188,4 +188,5 @@ int kho_pointer_inside(void) {
 }
 
 int kho_focus_kind(int *pid, int64_t *at_ms) { return khc_focus_kind(pid, at_ms); }
+const char *kho_accessibility_error(void) { return khc_registry_error(); }
 int64_t kho_focus_moved_at(void) { return khc_focus_moved_at(); }

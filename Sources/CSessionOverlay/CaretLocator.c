@@ -1,6 +1,7 @@
 #include "CaretLocator.h"
 #include <atspi/atspi.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 
 // Where the text caret is, as the application says through AT-SPI: the picker is placed next to
@@ -55,11 +56,27 @@ int khc_focus_kind(int *pid, int64_t *at_ms) {
     return editable ? KHC_FOCUS_TEXT : KHC_FOCUS_OTHER;
 }
 
+static char registry_error[200];
+
+const char *khc_registry_error(void) { return registry_error[0] ? registry_error : NULL; }
+
 int khc_start(void) {
     if (started) return 1;
     if (atspi_init() > 1) return 0;   // 0: started, 1: already; more: no accessibility bus
     // A call answered late must not hold a character up: the bottom centre serves then.
     atspi_set_timeout(100, 1000);
+    // The bus can be up with its registry gone: a user's accessibility bus outlives the X session
+    // it was started for (a logout and a login within logind's UserStopDelaySec), and the registry
+    // it starts again opens that X display and dies. Then no application says what has the focus.
+    AtspiAccessible *desktop = atspi_get_desktop(0);
+    GError *error = NULL;
+    gint applications = desktop ? atspi_accessible_get_child_count(desktop, &error) : -1;
+    if (desktop) g_object_unref(desktop);
+    if (error || applications < 0) {
+        snprintf(registry_error, sizeof registry_error, "%s", error ? error->message : "no list of applications");
+        if (error) g_error_free(error);
+        return 0;
+    }
     AtspiEventListener *listener = atspi_event_listener_new(focus_changed, NULL, NULL);
     if (!atspi_event_listener_register(listener, "object:state-changed:focused", NULL)) return 0;
     started = 1;

@@ -1,7 +1,9 @@
 #ifndef KEYHOLD_CARET_LOCATOR_H
 #define KEYHOLD_CARET_LOCATOR_H
-// Connects to the accessibility bus and follows the focus: 1, or 0 where there is no bus.
+// Connects to the accessibility bus and follows the focus: 1, or 0 where there is no bus or its
+// registry does not answer (then khc_registry_error says why).
 int khc_start(void);
+const char *khc_registry_error(void);
 // The screen rectangle of the character before the focused text's caret: 1, or 0 when unknown.
 int khc_caret(int *x, int *y, int *width, int *height);
 #include <stdint.h>

@@ -36,6 +36,9 @@ final class PickerOverlay: CandidatePicker {
     var isVisible: Bool { kho_visible() == 1 }
     /// Placed at the text caret where applications report it (X11 with AT-SPI), else bottom centre.
     var followsCaret: Bool { kho_follows_caret() == 1 }
+    /// Why AT-SPI cannot say what has the focus though the session has an accessibility bus (its
+    /// registry does not answer), or nil.
+    var accessibilityError: String? { kho_accessibility_error().map { String(cString: $0) } }
     /// Whether the pointer is over the picker (a click there is the picker's own).
     var pointerInside: Bool { kho_pointer_inside() == 1 }
     /// The candidate clicked since the last call (0: the base character).

@@ -94,6 +94,9 @@ let picker: CandidatePicker? = typist is IBusTypist ? IBusLookupTablePicker() : 
 if typist is IBusTypist { Log.info("the picker shows as IBus's candidates, which the desktop draws at the text caret") }
 else if overlay == nil { Log.notice("no picker overlay in this session (no wlr-layer-shell on this Wayland compositor)") }
 else if overlay?.followsCaret == true { Log.info("the picker shows at the text caret where applications report it (AT-SPI)") }
+if let why = overlay?.accessibilityError {
+    Log.warning("AT-SPI's registry does not answer (\(why)): password fields and terminals are not told from other text fields; its accessibility bus is likely left from an earlier X11 login (a logout, then a login after the user's services have stopped, starts a new one)")
+}
 let companion = Companion(typist: typist, picker: picker, overlay: overlay, sound: SessionSound(device: audioDevice),
                           controlPath: controlPath)
 companion.run { stopRequested != 0 }

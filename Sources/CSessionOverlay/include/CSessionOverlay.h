@@ -29,6 +29,9 @@ int kho_pointer_inside(void);
 // 1 when the picker is placed at the text caret where applications report it (X11 with the
 // AT-SPI accessibility bus); else it shows at the bottom centre.
 int kho_follows_caret(void);
+// Why AT-SPI cannot say what has the focus though its bus is up (the registry does not answer),
+// or NULL.
+const char *kho_accessibility_error(void);
 
 #include <stdint.h>
 // What has the focus, as its application says through AT-SPI: 0 unknown, 1 an editable text,
