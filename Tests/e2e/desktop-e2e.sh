@@ -483,11 +483,37 @@ session_audio() {
   log "benchmark: unloaded in-process reference (keyhold feedback test): $reference"
   check "the companion traced its clicks' delays" test "$(grep -c . <<< "$session")" -ge 90
 }
-# percentiles: "N: p50 X µs, p99 Y µs, max Z µs" of the numbers on stdin
+# percentiles [NOUN]: "N NOUN: p50 X µs, p99 Y µs, max Z µs" of the numbers on stdin (NOUN: sounds)
 percentiles() {
-  sort -n | awk '{a[NR]=$1} END {if (!NR) {print "none"; exit}; i=int(NR*0.99)+1; if (i>NR) i=NR
-    printf "%d sounds: p50 %d µs, p99 %d µs, max %d µs", NR, a[int(NR*0.5)+1], a[i], a[NR]}'
+  sort -n | awk -v noun="${1:-sounds}" '{a[NR]=$1} END {if (!NR) {print "none"; exit}; i=int(NR*0.99)+1; if (i>NR) i=NR
+    printf "%d %s: p50 %d µs, p99 %d µs, max %d µs", NR, noun, a[int(NR*0.5)+1], a[i], a[NR]}'
 }
+# ibus_delay_benchmark FILE TIMES: the delay from a key press to its character in the GTK 3 entry
+# (FILE; TIMES: its ENTRY_TIMES), 20 times each: x, which the layout types (GNOME hands the key
+# to IBus and back), and F3's text:ł, which the layout lacks (the daemon hands it to the
+# companion, which commits it through IBus after Keyhold's keys before it have passed IBus).
+# Printed; their difference is what the input method adds.
+ibus_delay_benchmark() {
+  local file=$1 times=$2 i kind key want tag pressed arrived out=$E2E_WORK/ibus-delay
+  : > "$out.layout"; : > "$out.ibus"
+  for i in $(seq 20); do
+    for kind in layout ibus; do
+      key=KEY_X want=x; [ "$kind" = ibus ] && key=KEY_F3 want=ł
+      clear gtk "$file"; : > "$times"
+      tag="press-$kind-$i"
+      src_send kb "d $key" "stamp $tag" "u $key"
+      wait_until 5 eval "[ \"\$(cat '$file')\" = '$want' ]" || continue
+      pressed=$(awk -v t="$tag" '$1 == t { print $2 }' "${SRC_OUT[kb]}")
+      arrived=$(awk -v w="$want" '$2 == w { print $1; exit }' "$times")
+      [ -n "$pressed" ] && [ -n "$arrived" ] && echo $((arrived - pressed)) >> "$out.$kind"
+    done
+  done
+  log "benchmark (GNOME): key press -> character in a GTK 3 entry: x, the layout's (through IBus and back): $(percentiles characters < "$out.layout")"
+  log "benchmark (GNOME): key press -> character in a GTK 3 entry: ł, committed by the companion through IBus: $(percentiles characters < "$out.ibus")"
+  log "benchmark (GNOME): what committing through IBus adds to a key at p50: $(( $(median "$out.ibus") - $(median "$out.layout") )) µs"
+}
+# median FILE: the p50 of its numbers (0 when none)
+median() { sort -n "$1" | awk '{a[NR]=$1} END {print NR ? a[int(NR*0.5)+1] : 0}'; }
 # install_companion_unit: keyhold-session.service for every user, ExecStart beside $KEYHOLD
 install_companion_unit() {
   mkdir -p /etc/systemd/user
@@ -861,7 +887,7 @@ gnome_phase() {
   check "the companion reports GNOME's input source (us)" wait_log 20 "the desktop's keymap is English (US)"
   TARGET=gnome+ks
 
-  launch gn-gtk /usr/bin/python3 "$HERE/gtk-entry.py" "$gtk" keyhold-gtk
+  launch gn-gtk env ENTRY_TIMES="$gn/gtk.times" /usr/bin/python3 "$HERE/gtk-entry.py" "$gtk" keyhold-gtk
   launch gn-gtk4 env GSK_RENDERER=cairo /usr/bin/python3 "$HERE/gtk4-entry.py" "$gn/gtk4.txt" keyhold-gtk4
   launch gn-vte /usr/bin/python3 "$HERE/vte-terminal.py" "$gn/vte.txt" keyhold-vte
   check "GTK 3 entry started" wait_until 90 grep -q ready "$E2E_WORK/gn-gtk.out"
@@ -896,6 +922,7 @@ gnome_phase() {
     test "$(wl ibus engine 2> /dev/null)" = "$engine_before"
   gnome_source 0
   focus keyhold-gtk
+  ibus_delay_benchmark "$gtk" "$gn/gtk.times"
   gnome_picker_check gtk "$gtk"
   if ! check "GNOME Shell still runs after showing the candidates" pgrep -u kuser -x gnome-shell; then gnome_diagnose; return; fi
   log "benchmark (GNOME, through IBus): $("$KEYHOLD" status --control /run/keyhold/control | grep -i 'companion round trip' | tr -s ' ')"
@@ -923,9 +950,9 @@ guest() {
   # DESKTOP_PHASES picks phases (the host runs gnome in a guest of its own).
   local PHASES=${DESKTOP_PHASES:-vt x11 wayland}
 
-  # The default configuration plus two bindings (the embedded default is the same text).
+  # The default configuration plus three bindings (the embedded default is the same text).
   cp "$HERE/../../config/keyhold.toml" "$CFG"
-  sed -i "/^\\[bindings\\]/a f1 = \"text:ł€\"\\nf2 = \"text:$LONG_TEXT\"" "$CFG"
+  sed -i "/^\\[bindings\\]/a f1 = \"text:ł€\"\\nf2 = \"text:$LONG_TEXT\"\\nf3 = \"text:ł\"" "$CFG"
   check "configuration with the default unicode_method (auto)" grep -q '^unicode_method = "auto"' "$CFG"
 
   check "systemd is PID 1, udevd running" wait_until 30 systemctl is-active --quiet systemd-udevd.service

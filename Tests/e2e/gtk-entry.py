@@ -2,9 +2,13 @@
 """A GTK 3 window with one text entry that writes its whole text to FILE on every change: what a
 real GTK application received (through its input method: GTK's own, which reads Ctrl+Shift+U
 hex entry). With "password", a password entry (its characters hidden; AT-SPI says password text).
+With ENTRY_TIMES=PATH in the environment, each change is also appended there as "USEC TEXT"
+(CLOCK_MONOTONIC), for the delay from a key press to the character.
 Usage: gtk-entry.py FILE TITLE [password]"""
+import os
 import signal
 import sys
+import time
 
 import gi
 
@@ -15,9 +19,16 @@ path, title = sys.argv[1], sys.argv[2]
 password = len(sys.argv) > 3 and sys.argv[3] == "password"
 
 
+times = os.environ.get("ENTRY_TIMES")
+
+
 def changed(entry):
+    text = entry.get_text()
+    if times:
+        with open(times, "a", encoding="utf-8") as f:
+            f.write(f"{time.clock_gettime_ns(time.CLOCK_MONOTONIC) // 1000} {text}\n")
     with open(path, "w", encoding="utf-8") as f:
-        f.write(entry.get_text())
+        f.write(text)
 
 
 # A blinking caret would make two screenshots of the same state differ.

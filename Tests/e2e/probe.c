@@ -20,6 +20,7 @@
 //        raw TYPE CODE VALUE | syn      one event without / only a SYN_REPORT
 //        destroy | create               unplug / replug (prints "destroyed" / "ready DEV")
 //        echo TEXT                      print TEXT (a sync point: everything before it is done)
+//        stamp TAG                      print "TAG USEC" (CLOCK_MONOTONIC): when the key before it went out
 //        quit                           (EOF too)
 //      opts: -l  print "sent SEC.USEC CODE VALUE" (CLOCK_MONOTONIC) after each key write
 //            --rep  advertise EV_REP (kernel autorepeat)   --bus usb|virtual|bluetooth|i8042
@@ -329,6 +330,7 @@ static int cmd_source(int argc, char **argv) {
         if (!strcmp(cmd, "quit")) break;
         if (!strcmp(cmd, "echo")) { const char *t = line + strspn(line, " \t") + 4; puts(t + strspn(t, " \t")); continue; }
         if (!strcmp(cmd, "t") && n >= 2) { sleep_ms(atof(a)); continue; }
+        if (!strcmp(cmd, "stamp") && n >= 2) { printf("%s %lld\n", a, (long long)now_us()); continue; }
         if (!strcmp(cmd, "create")) {
             if (fd >= 0) { fprintf(stderr, "probe: create: device exists\n"); continue; }
             fd = src_create(argv[0], &o); printf("ready %s\n", src_path); continue;
