@@ -366,17 +366,6 @@ rule_check() {
 # atspi_diagnose NAME: what AT-SPI shows of kuser's session, and its accessibility bus processes,
 # in $E2E_OUT/atspi-NAME.txt
 atspi_diagnose() {
-  local out=$E2E_OUT/atspi-$1.txt
-  { ps -u kuser -o pid,args | grep -E 'at-spi|dbus-daemon|gtk-entry|keyhold-session'
-    "$KEYHOLD" status --control /run/keyhold/control
-    if [ ${#WL_ENV[@]} -gt 0 ]; then wl env DBUS_SESSION_BUS_ADDRESS="unix:path=/run/user/$(id -u kuser)/bus" timeout 60 /usr/bin/python3 "$HERE/atspi-dump.py"
-    else runuser -u kuser -- env DISPLAY=$DISPLAY_NUM DBUS_SESSION_BUS_ADDRESS="unix:path=/run/user/$(id -u kuser)/bus" timeout 60 /usr/bin/python3 "$HERE/atspi-dump.py"
-    fi; } > "$out" 2>&1
-  log "$1: AT-SPI as the session sees it: $out"
-}
-# atspi_diagnose NAME: what AT-SPI shows of kuser's session, and its accessibility bus processes,
-# in $E2E_OUT/atspi-NAME.txt
-atspi_diagnose() {
   local out=$E2E_OUT/atspi-$1.txt bus
   bus="unix:path=/run/user/$(id -u kuser)/bus"
   { ps -u kuser -o pid,args | grep -E 'at-spi|dbus-daemon|gtk-entry|keyhold-session'
