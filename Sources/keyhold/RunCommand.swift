@@ -28,8 +28,10 @@ struct RunCommand: ParsableCommand {
     var lockMemory = false
 
     func run() throws {
+        StartupTimeline.mark("arguments")
         if verbose { Log.maximumLevel = .debug }
         let configuration = try ConfigurationFile.load(explicit: config)
+        StartupTimeline.mark("configuration")
         let explicit = config
         let daemon: KeyholdDaemon
         do {

@@ -103,7 +103,9 @@ public final class KeyholdDaemon {
         do {
             (layout, layoutNames) = try KeyholdDaemon.makeLayout(configuration.output)
         } catch { throw .configuration(error.description) }
+        StartupTimeline.mark("layout")
         do { virtualKeyboard = try VirtualKeyboard() } catch { throw .virtualKeyboard(error) }
+        StartupTimeline.mark("virtual keyboard")
         outputQueue = OutputQueue(sink: virtualKeyboard, pacing: .init(paceMicroseconds: configuration.output.paceMicroseconds),
                                   clock: { [clock] in clock.batchTime() })
         devices = DeviceManager(watcher: loop, clock: clock, settings: configuration.devices, ownNode: virtualKeyboard.devnode)
@@ -164,7 +166,9 @@ public final class KeyholdDaemon {
             hotplug = nil
         }
         devices.start(hotplug: hotplug)
+        StartupTimeline.mark("keyboards grabbed")
         startSessionServices()
+        StartupTimeline.mark("session")
         if locksMemory { lockMemory() }
         do {
             if let interval = notifier.watchdogInterval {
@@ -183,6 +187,10 @@ public final class KeyholdDaemon {
         Log.info("ready: virtual keyboard \(virtualKeyboard.devnode ?? "(no event node)"), layout \(layoutNames)"
                  + ", unicode method \(unicodeMethod.method.rawValue) (\(unicodeMethod.reason)), \(devices.grabbedCount) keyboard(s) grabbed")
         notifier.notify("READY=1\nSTATUS=\(devices.grabbedCount) keyboard(s) grabbed")
+        StartupTimeline.mark("ready")
+        if let steps = StartupTimeline.takeSummary(from: StartupTimeline.processStart()) {
+            Log.info("start, in ms from the process's start (±10 ms): \(steps)")
+        }
         do {
             try loop.run { [unowned self] in self.endOfBatch() }
         } catch {
