@@ -1,5 +1,6 @@
 import ArgumentParser
 import KeyholdKit
+import KeyholdLinux
 
 @main
 struct Keyhold: ParsableCommand {
@@ -11,4 +12,11 @@ struct Keyhold: ParsableCommand {
                       StatusCommand.self, ReloadCommand.self, PauseCommand.self, ResumeCommand.self, MonitorCommand.self,
                       FeedbackCommand.self]
     )
+
+    /// ArgumentParser's entry, after a mark for `keyhold run`'s start timeline: the time before
+    /// it is the loader's and the runtime's, the time after it until `arguments` is parsing.
+    static func main() {
+        StartupTimeline.mark("main")
+        main(nil)
+    }
 }
