@@ -18,9 +18,9 @@ import KeyholdLinux
 /// which ibus-daemon shows a client that asks: CSessionIBus), then for two round trips to the
 /// compositor and `settleMilliseconds`. Measured on a pick's BackSpace in the GNOME phase: sent at
 /// once, é came first in the VTE cell; after a fixed 150 ms, in 1 or 2 of 10 cells; after the
-/// answers alone, in 4 of 10; as now, in 0 of 10 (one run). Keys typed where no text input had the focus (a game)
-/// never pass IBus: the first character after them waits the whole timeout (1 s). Text the daemon
-/// types goes whole (`commitsText`), so none of it takes the other way.
+/// answers alone, in 4 of 10; as now, in 0 of 60 (six runs). Keys typed where no text input had
+/// the focus (a game) never pass IBus: the first character after them waits the whole timeout
+/// (1 s). Text the daemon types goes whole (`commitsText`), so none of it takes the other way.
 final class IBusTypist: SessionTypist {
     let backend = "ibus"
     /// The Wayland seat: the connection's fd, the seat's keymap where GNOME's settings do not say.

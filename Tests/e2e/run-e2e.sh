@@ -40,9 +40,9 @@
 # both vCPUs and QEMU, and a wake-up on the other vCPU stalls for milliseconds; BENCH_ROUNDS=0
 # skips it). Keyhold runs as keyhold.service runs it (its SCHED_FIFO priority through chrt, its
 # ExecStart options): time from exec to the first key through (three starts, each with the
-# daemon's own timeline of its start: configuration, layout, virtual keyboard, grab); then BENCH_ROUNDS
-# (6) rounds of BENCH_TAPS (1,000) taps for each path, the paths taking turns within a round
-# (each round starting with the next one) so the guest's drift hits all alike: a forwarded key
+# daemon's own timeline of its start: main, arguments, configuration, layout, virtual keyboard,
+# grab, session, ready); then BENCH_ROUNDS (6) rounds of BENCH_TAPS (1,000) taps for each path,
+# the paths taking turns within a round (each round starting with the next one) so the guest's drift hits all alike: a forwarded key
 # (x) and a handled key (e, typed on press) through Keyhold, and x through interception-tools'
 # bare passthrough, press write -> kernel timestamp on the output device, p50/p99 and the ratios
 # to the passthrough (all taps, and each round's p50s alone, to show the drift within the run);
