@@ -10,6 +10,8 @@ final class OutputQueueCompanionTests: XCTestCase {
         var clock = Timestamp.zero
         var timeline: [String] = []
         var requests: [(text: String, id: UInt64, after: UInt64)] = []
+        /// As KWin's input method, which KWin restarts.
+        var restartedWhenGone = false
         /// Answers at once from within `type` (a companion on the same thread).
         weak var answerAtOnce: OutputQueue?
         func send(_ key: KeyCode, _ state: KeyState) {
@@ -153,6 +155,38 @@ final class OutputQueueCompanionTests: XCTestCase {
         XCTAssertEqual(desktop.timeline, ["companion:é", "f1↓", "f1↑", "delete↓", "delete↑", "z↓", "z↑"])
         XCTAssertTrue(queue.isEmpty)
         XCTAssertFalse(queue.isAwaitingCompanion)
+    }
+
+    /// A companion the desktop restarts (KWin's input method) goes mid-text: the text and what
+    /// follows wait for it, without a timer that fires before the wait is over, and go to the
+    /// one that comes back; one that does not come back in time gets the fallbacks, in order.
+    func testRestartedCompanionGetsTheTextBack() {
+        for returns in [true, false] {
+            let desktop = Desktop()
+            desktop.restartedWhenGone = true
+            let queue = OutputQueue(sink: desktop, pacing: .init(burst: 100, pauseMicroseconds: 1_000), clock: { desktop.clock })
+            queue.companion = desktop
+            batch(queue, "ł€", fallback: [KeyTransition(.f1, .down), KeyTransition(.f1, .up)])
+            tap(queue, .z)
+            queue.companionGone(desktop)
+            XCTAssertEqual(desktop.timeline, ["companion:ł€"], "nothing typed while it may come back")
+            XCTAssertEqual(queue.nextDeadline, Timestamp(microseconds: 2_000_000))
+            desktop.clock = Timestamp(microseconds: 300_000)
+            if returns {
+                let again = Desktop()
+                queue.companion = again
+                queue.drain()
+                XCTAssertEqual(again.timeline, ["companion:ł€"], "the text again, to the new companion")
+                queue.acknowledge(again.requests[0].id)
+                XCTAssertEqual(desktop.timeline, ["companion:ł€", "z↓", "z↑"], "then what waited behind it")
+            } else {
+                queue.drain()
+                XCTAssertEqual(desktop.timeline, ["companion:ł€"])
+                desktop.clock = Timestamp(microseconds: 2_000_000)
+                queue.drain()
+                XCTAssertEqual(desktop.timeline, ["companion:ł€", "f1↓", "f1↑", "z↓", "z↑"])
+            }
+        }
     }
 
     /// Gone after saying it wrote the character to the desktop: it is not typed twice.

@@ -7,10 +7,15 @@ public protocol OutputCompanion: AnyObject {
     /// Whether it commits whole strings to the focused program (an input method such as IBus)
     /// rather than typing them as key events of its own.
     var commitsText: Bool { get }
+    /// Whether the desktop starts it again at once when it goes (KWin restarts its input method):
+    /// text then waits `companionReturnMicroseconds` for it instead of taking a fallback that
+    /// programs there may not read.
+    var restartedWhenGone: Bool { get }
 }
 
 extension OutputCompanion {
     public var commitsText: Bool { false }
+    public var restartedWhenGone: Bool { false }
 }
 
 /// Everything Keyhold types, in order: key transitions for the virtual keyboard and characters
@@ -59,8 +64,16 @@ public final class OutputQueue: TextHandOffOutput {
     }
 
     public var pacing: Pacing
-    /// The companion of the session the keystrokes go to; nil: fallbacks are typed.
-    public weak var companion: OutputCompanion?
+    /// The companion of the session the keystrokes go to; nil: fallbacks are typed (after
+    /// `companionReturnMicroseconds` when the last one is restarted by the desktop).
+    public weak var companion: OutputCompanion? {
+        didSet { if companion != nil { returnDeadline = nil } }
+    }
+    /// How long text waits for a companion the desktop restarts (`restartedWhenGone`) to come
+    /// back before its fallback is typed.
+    public var companionReturnMicroseconds = 2_000_000
+    /// Until when text waits for the companion that went to come back.
+    private var returnDeadline: Timestamp?
     /// Called once when the companion misses a deadline, before the fallback is typed.
     public var onCompanionTimeout: ((OutputCompanion) -> Void)?
     /// How long key events written before a hand-off get to reach the desktop's reader (an X
@@ -86,8 +99,8 @@ public final class OutputQueue: TextHandOffOutput {
     private var burstCount = 0
     private var lastWrite: Timestamp?
     /// The hand-off the companion has not acknowledged yet.
-    private var inFlight: (id: UInt64, sent: Timestamp, deadline: Timestamp, fallback: [KeyTransition], companion: OutputCompanion,
-                           written: Bool)?
+    private var inFlight: (id: UInt64, sent: Timestamp, deadline: Timestamp, text: String, fallback: [KeyTransition],
+                           companion: OutputCompanion, written: Bool)?
     /// The last acknowledgements' round trips (hand-off to acknowledgement, µs), a ring.
     private var roundTrips = [Int64](repeating: 0, count: 256)
     private var roundTripCount = 0
@@ -156,12 +169,20 @@ public final class OutputQueue: TextHandOffOutput {
         drain()
     }
 
-    /// The companion went away: what it had not written to the desktop is typed with key events.
+    /// The companion went away: what it had not written to the desktop is typed with key events,
+    /// or, when the desktop restarts it, waits for it to come back (`companionReturnMicroseconds`).
     public func companionGone(_ gone: OutputCompanion) {
-        if companion === gone { companion = nil }
+        let waits = gone.restartedWhenGone
+        if companion === gone {
+            companion = nil
+            if waits { returnDeadline = clock().adding(microseconds: companionReturnMicroseconds) }
+        }
         guard let inFlight, inFlight.companion === gone else { return }
         self.inFlight = nil
-        if !inFlight.written { insertAtHead(inFlight.fallback) }
+        if !inFlight.written {
+            if waits { waiting.insert(.text(inFlight.text, fallback: inFlight.fallback), at: head) }
+            else { insertAtHead(inFlight.fallback) }
+        }
         drain()
     }
 
@@ -184,6 +205,7 @@ public final class OutputQueue: TextHandOffOutput {
                 write(transition, at: now)
             case .text(let text, let fallback):
                 guard let companion else {
+                    if let returnDeadline, now < returnDeadline { return }
                     head += 1
                     insertAtHead(fallback)
                     continue
@@ -192,7 +214,7 @@ public final class OutputQueue: TextHandOffOutput {
                 head += 1
                 let id = nextID
                 nextID &+= 1
-                inFlight = (id, now, now.adding(microseconds: acknowledgementTimeoutMicroseconds), fallback, companion, false)
+                inFlight = (id, now, now.adding(microseconds: acknowledgementTimeoutMicroseconds), text, fallback, companion, false)
                 companion.type(text, id: id, after: writtenCount)
                 if inFlight != nil { return }   // not acknowledged from within `type`
             }
@@ -232,9 +254,10 @@ public final class OutputQueue: TextHandOffOutput {
     public var nextDeadline: Timestamp? {
         if let inFlight { return inFlight.deadline }
         guard !isEmpty else { return nil }
+        if case .text = waiting[head], companion == nil { return max(returnDeadline ?? clock(), clock()) }
         guard let lastWrite, let burstStart else { return clock() }
         if case .text = waiting[head] {
-            return companion == nil ? clock() : lastWrite.adding(microseconds: handOffSettleMicroseconds)
+            return lastWrite.adding(microseconds: handOffSettleMicroseconds)
         }
         var due = burstCount >= pacing.burst ? burstStart.adding(microseconds: pacing.pauseMicroseconds) : lastWrite
         if pacing.paceMicroseconds > 0 { due = max(due, lastWrite.adding(microseconds: pacing.paceMicroseconds)) }
