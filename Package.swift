@@ -72,6 +72,16 @@ let package = Package(
             exclude: ["protocols"],
             linkerSettings: [.linkedLibrary("wayland-client"), .linkedLibrary("xkbcommon")]
         ),
+        // Its KWin backend (KDE Plasma): the input method KWin starts, its picker drawn with Pango
+        // on an input panel surface; the protocol code from protocols/ as CSessionWayland's.
+        .systemLibrary(name: "CPangoCairo", pkgConfig: "pangocairo", providers: [.apt(["libpango1.0-dev"])]),
+        .target(
+            name: "CSessionInputMethod",
+            dependencies: ["CSessionWayland", "CPangoCairo"],
+            exclude: ["protocols"],
+            linkerSettings: [.linkedLibrary("wayland-client"), .linkedLibrary("pangocairo-1.0"), .linkedLibrary("pango-1.0"),
+                             .linkedLibrary("cairo"), .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]
+        ),
         // Its picker overlay: GTK 3, gtk-layer-shell and AT-SPI for the caret (include paths through pkg-config).
         .systemLibrary(name: "CGtkLayerShell", pkgConfig: "gtk-layer-shell-0", providers: [.apt(["libgtk-layer-shell-dev"])]),
         .systemLibrary(name: "CAtspi", pkgConfig: "atspi-2", providers: [.apt(["libatspi2.0-dev"])]),
@@ -92,7 +102,7 @@ let package = Package(
         ),
         // keyhold-session: runs in a user's graphical session, types what the daemon hands it.
         .executableTarget(name: "keyhold-session",
-                          dependencies: ["KeyholdKit", "KeyholdLinux", "CSessionX11", "CSessionWayland", "CSessionOverlay", "CSessionIBus",
+                          dependencies: ["KeyholdKit", "KeyholdLinux", "CSessionX11", "CSessionWayland", "CSessionInputMethod", "CSessionOverlay", "CSessionIBus",
                                          "CGLib", "CSystemd"],
                           linkerSettings: staticSwiftRuntime),
         // Prints engine throughput; run with `swift run -c release KeyholdBenchmarks`.

@@ -214,6 +214,8 @@ int khw_open(int with_virtual_keyboard) {
     return wl_display_get_fd(display);
 }
 
+struct wl_display *khw_display(void) { return display; }
+
 void khw_close(void) {
     if (!display) return;
     if (virtual_keyboard) zwp_virtual_keyboard_v1_destroy(virtual_keyboard);

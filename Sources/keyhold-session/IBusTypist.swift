@@ -26,8 +26,8 @@ final class IBusTypist: SessionTypist {
     /// The Wayland seat: the connection's fd, the seat's keymap where GNOME's settings do not say.
     private let seat: WaylandTypist
     private let gnomeSources: Bool
-    /// The keymap of the GNOME input source last read, by its names.
-    private var sourceKeymap: (names: XKBNames, text: String)?
+    /// The keymap of the GNOME input source last read.
+    private let sourceKeymap = NamedKeymap()
     /// Whether the last character could not be committed (said once in the log, not per character).
     private var refusing = false
 
@@ -124,13 +124,7 @@ final class IBusTypist: SessionTypist {
         guard khg_current(&layout, 64, &variant, 64, &options, 512) == 1 else { return seat.keymapText() }
         let names = XKBNames(layout: String(cString: layout), variant: String(cString: variant),
                              options: String(cString: options), source: "GNOME's input sources")
-        if let sourceKeymap, sourceKeymap.names == names { return sourceKeymap.text }
-        guard let text = XKBLayout.keymapText(for: names) else {
-            Log.warning("cannot compile GNOME's input source \(names.layoutName); keeping the seat's keymap")
-            return seat.keymapText()
-        }
-        sourceKeymap = (names, text)
-        return text
+        return sourceKeymap.text(for: names) ?? seat.keymapText()
     }
 
     func restore() { khi_close() }

@@ -10,7 +10,7 @@ let usage = """
 
     Keyhold's companion in your graphical session: it connects to the keyhold daemon, reports
     your desktop's keymap and types the characters your layout lacks (wlroots: a virtual keyboard;
-    GNOME: IBus; X11: XTest), shows the accent picker and plays the key sounds through your session's sound
+    GNOME: IBus; KDE Plasma: KWin's input method; X11: XTest), shows the accent picker and plays the key sounds through your session's sound
     server. Started by systemd's keyhold-session.service or your desktop's autostart; you never
     need to run it.
 
@@ -45,25 +45,53 @@ func environment(_ name: String) -> String? { getenv(name).map { String(cString:
 // Xwayland); X11 only where there is no Wayland.
 let wayland = environment("WAYLAND_DISPLAY").map { !$0.isEmpty } ?? false
 
-// One companion per session: the lock lives in the user's runtime directory, per display.
+// KWin starts the program its Virtual Keyboard setting names with a connection of its own that
+// alone has the input method (WAYLAND_SOCKET, which connecting consumes).
+let kwinInputMethod = wayland && environment("WAYLAND_SOCKET") != nil
+
+// One companion per session: the lock lives in the user's runtime directory, per display, and
+// holds its owner's pid. KWin's input method takes over from a companion the user unit started
+// (it can do more, and KWin would start it again and again if it stopped).
 if let runtime = environment("XDG_RUNTIME_DIR") {
     let display = (wayland ? environment("WAYLAND_DISPLAY") : environment("DISPLAY")) ?? ""
     let lock = open(runtime + "/keyhold-session\(String(display.map { $0 == "/" ? "_" : $0 })).lock",
                     O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
     if lock >= 0, flock(lock, LOCK_EX | LOCK_NB) != 0 {
-        Log.info("already running in this session")
-        exit(0)
+        guard kwinInputMethod else {
+            Log.info("already running in this session")
+            exit(0)
+        }
+        var text = [CChar](repeating: 0, count: 16)
+        if pread(lock, &text, 15, 0) > 0, let owner = pid_t(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).split(separator: "\n").first ?? ""), owner > 1 {
+            Log.info("taking over from the companion already running in this session (pid \(owner)) as KWin's input method")
+            kill(owner, SIGTERM)
+        }
+        var waited = 0
+        while flock(lock, LOCK_EX | LOCK_NB) != 0 && waited < 5_000 {
+            poll(nil, 0, 50)
+            waited += 50
+        }
+    }
+    if lock >= 0 {
+        let pid = "\(getpid())\n"
+        _ = ftruncate(lock, 0)
+        _ = pwrite(lock, pid, pid.utf8.count, 0)
     }
 }
 
 let typist: SessionTypist
 do {
-    if wayland {
+    if kwinInputMethod {
+        typist = try KWinTypist()
+    } else if wayland {
         do throws(WaylandTypist.OpenError) {
             typist = try WaylandTypist()
         } catch .noVirtualKeyboard {
             // GNOME and KDE Plasma keep virtual keyboards to their own input methods: IBus is the
             // way in (GNOME runs it; elsewhere the user may).
+            if environment("XDG_CURRENT_DESKTOP")?.contains("KDE") == true {
+                Log.notice("KWin did not start keyhold-session as its input method, so characters go through IBus where it runs, else the daemon's ctrl-shift-u, which Qt programs ignore: select Keyhold in System Settings > Keyboard > Virtual Keyboard")
+            }
             typist = try IBusTypist()
         }
     } else if environment("DISPLAY") != nil {
@@ -89,9 +117,16 @@ signal(SIGPIPE, SIG_IGN)
 
 // The picker: through IBus, its lookup table, which the desktop draws at the caret; else an
 // overlay of our own, GTK on the same display (its own connection).
-let overlay = typist is IBusTypist ? nil : PickerOverlay()
-let picker: CandidatePicker? = typist is IBusTypist ? IBusLookupTablePicker() : overlay
+// As KWin's input method, its input panel, which KWin places under the text cursor.
+let overlay = typist is IBusTypist || typist is KWinTypist ? nil : PickerOverlay()
+let picker: CandidatePicker?
+switch typist {
+case is IBusTypist: picker = IBusLookupTablePicker()
+case is KWinTypist: picker = KWinPanelPicker()
+default: picker = overlay
+}
 if typist is IBusTypist { Log.info("the picker shows as IBus's candidates, which the desktop draws at the text caret") }
+else if typist is KWinTypist { Log.info("the picker shows as KWin's input panel, under the text cursor") }
 else if overlay == nil { Log.notice("no picker overlay in this session (no wlr-layer-shell on this Wayland compositor)") }
 else if overlay?.followsCaret == true { Log.info("the picker shows at the text caret where applications report it (AT-SPI)") }
 if let why = overlay?.accessibilityError {

@@ -46,4 +46,13 @@ int khg_current(char *layout, int layout_size, char *variant, int variant_size, 
 // How often the sources, the current one or the options changed since the last call.
 int khg_take_changes(void);
 
+// KDE's keyboard layouts (KDEKeyboardLayouts.c): kxkbrc's list, the current one as KWin's
+// org.kde.keyboard service says: 1 in a KDE session, else 0.
+int khk_open(void);
+// The current layout, its variant and KDE's XKB options: 1, or 0 when KDE's settings name no
+// layouts (KWin then uses the system's, the seat's keymap).
+int khk_current(char *layout, int layout_size, char *variant, int variant_size, char *options, int options_size);
+// How often the layout or the list changed since the last call.
+int khk_take_changes(void);
+
 #endif

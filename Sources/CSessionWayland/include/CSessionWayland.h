@@ -11,6 +11,9 @@
 // compositor, -2 the compositor has no zwp_virtual_keyboard_manager_v1, -3 no seat.
 int khw_open(int with_virtual_keyboard);
 void khw_close(void);
+// The open connection (NULL before khw_open): CSessionInputMethod binds KWin's input method on it.
+struct wl_display;
+struct wl_display *khw_display(void);
 // Dispatches what the compositor sent (`readable`: read the socket first; 0: only what is
 // already read) and flushes requests; 1 when the desktop's keymap changed, 0 if not, -1 when
 // the connection is lost.

@@ -7,10 +7,13 @@ public final class SessionCompanion: OutputCompanion, CustomStringConvertible {
     public let uid: UInt32
     public let pid: Int32
     /// How it types: `x11` (XTest), `wayland` (a virtual keyboard), `ibus` (IBus's focused input
-    /// context).
+    /// context), `kwin` (KWin's input method).
     public let backend: String
-    /// IBus commits whole strings: text is handed to it whole (`OutputQueue.companionCommitsText`).
-    public var commitsText: Bool { backend == "ibus" }
+    /// Input methods commit whole strings: text is handed to them whole
+    /// (`OutputQueue.companionCommitsText`).
+    public var commitsText: Bool { backend == "ibus" || backend == "kwin" }
+    /// KWin starts its input method again at once when it exits by a signal.
+    public var restartedWhenGone: Bool { backend == "kwin" }
     weak var channel: CompanionChannel?
 
     init(uid: UInt32, pid: Int32, backend: String, channel: CompanionChannel) {
