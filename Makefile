@@ -44,6 +44,7 @@ SWIFT_FLAGS  ?=
 BINARY       ?= .build/release/keyhold
 SESSION_BINARY ?= $(dir $(BINARY))keyhold-session
 AUTOSTARTDIR ?= $(SYSCONFDIR)/xdg/autostart
+APPLICATIONSDIR ?= $(PREFIX)/share/applications
 
 SYSTEMCTL    ?= systemctl
 DEB_VERSION  ?= $(VERSION)
@@ -53,7 +54,7 @@ DEB_STAGE    ?= .build/deb
 # The directories and binaries packaging/install-files and packaging/activate.sh read.
 INSTALL_ENV = BINDIR='$(BINDIR)' UNITDIR='$(UNITDIR)' USERUNITDIR='$(USERUNITDIR)' UDEVRULESDIR='$(UDEVRULESDIR)' \
   SYSUSERSDIR='$(SYSUSERSDIR)' MODULESDIR='$(MODULESDIR)' QUIRKSDIR='$(QUIRKSDIR)' SYSCONFDIR='$(SYSCONFDIR)' \
-  AUTOSTARTDIR='$(AUTOSTARTDIR)' BINARY='$(BINARY)' SESSION_BINARY='$(SESSION_BINARY)' DESTDIR='$(DESTDIR)'
+  AUTOSTARTDIR='$(AUTOSTARTDIR)' APPLICATIONSDIR='$(APPLICATIONSDIR)' BINARY='$(BINARY)' SESSION_BINARY='$(SESSION_BINARY)' DESTDIR='$(DESTDIR)'
 
 .PHONY: all deps build install install-files uninstall activate deb deb-only version list-files
 
