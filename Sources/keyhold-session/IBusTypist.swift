@@ -28,8 +28,7 @@ final class IBusTypist: SessionTypist {
     private let gnomeSources: Bool
     /// The keymap of the GNOME input source last read.
     private let sourceKeymap = NamedKeymap()
-    /// Whether the last character could not be committed (said once in the log, not per character).
-    private var refusing = false
+    private var refusals = CommitRefusals()
 
     init() throws(WaylandTypist.OpenError) {
         seat = try WaylandTypist(virtualKeyboard: false)
@@ -58,15 +57,8 @@ final class IBusTypist: SessionTypist {
 
     func type(_ text: String) throws(DisplayLost) -> Bool {
         let committed = khi_commit(text) == 0
-        if committed == refusing {
-            refusing = !committed
-            if refusing {
-                Log.notice(khi_ready() == 1 ? "no application's text input has the focus in IBus: the daemon types with its fallback method"
-                                            : "IBus is not reachable: the daemon types with its fallback method")
-            } else {
-                Log.info("committing through IBus again")
-            }
-        }
+        refusals.note(committed: committed, through: "IBus",
+                      why: khi_ready() == 1 ? "no application's text input has the focus in IBus" : "IBus is not reachable")
         return committed
     }
 

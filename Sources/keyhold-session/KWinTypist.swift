@@ -21,8 +21,7 @@ final class KWinTypist: SessionTypist {
     private let seat: WaylandTypist
     private let kdeLayouts: Bool
     private let layoutKeymap = NamedKeymap()
-    /// Whether the last character could not be committed (said once in the log, not per character).
-    private var refusing = false
+    private var refusals = CommitRefusals()
 
     enum OpenError: Error, CustomStringConvertible {
         case noInputMethod
@@ -55,11 +54,7 @@ final class KWinTypist: SessionTypist {
 
     func type(_ text: String) throws(DisplayLost) -> Bool {
         let committed = khim_commit(text) == 0
-        if committed == refusing {
-            refusing = !committed
-            if refusing { Log.notice("no program's text input has the focus in KWin: the daemon types with its fallback method") }
-            else { Log.info("committing through KWin's input method again") }
-        }
+        refusals.note(committed: committed, through: "KWin's input method", why: "no program's text input has the focus in KWin")
         return committed
     }
 
