@@ -10,6 +10,8 @@ import KeyholdLinux
 final class Companion {
     let typist: SessionTypist
     let controlPath: String
+    /// What it cannot do in this session and why, told the daemon (`keyhold status` shows it).
+    let limitation: String?
     /// Where the picker shows; nil where the session cannot show one.
     let picker: CandidatePicker?
     /// The companion's own picker overlay, which also says through AT-SPI what has the focus.
@@ -36,8 +38,10 @@ final class Companion {
     /// waits 1.5 s for the acknowledgement).
     static let orderTimeoutMilliseconds: Int64 = 1_000
 
-    init(typist: SessionTypist, picker: CandidatePicker?, overlay: PickerOverlay?, sound: SessionSound, controlPath: String) {
+    init(typist: SessionTypist, picker: CandidatePicker?, overlay: PickerOverlay?, sound: SessionSound, controlPath: String,
+         limitation: String? = nil) {
         self.typist = typist
+        self.limitation = limitation
         self.picker = picker
         self.overlay = overlay
         self.sound = sound
@@ -113,7 +117,7 @@ final class Companion {
         // Counting starts before the request: the daemon counts from when it takes it.
         followsVirtualKeyboard = typist.follow(device: VirtualKeyboard.deviceName)
         let reply: JSONValue
-        do { reply = try client.request(.companion(backend: typist.backend), timeout: 5_000) } catch {
+        do { reply = try client.request(.companion(backend: typist.backend, note: limitation), timeout: 5_000) } catch {
             scheduleRetry("the daemon did not take the companion: \(error)")
             return
         }

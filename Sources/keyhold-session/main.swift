@@ -9,10 +9,10 @@ let usage = """
     usage: keyhold-session [--control PATH] [--audio-device PCM]
 
     Keyhold's companion in your graphical session: it connects to the keyhold daemon, reports
-    your desktop's keymap and types the characters your layout lacks (wlroots: a virtual keyboard;
-    GNOME: IBus; KDE Plasma: KWin's input method; X11: XTest), shows the accent picker and plays the key sounds through your session's sound
-    server. Started by systemd's keyhold-session.service or your desktop's autostart; you never
-    need to run it.
+    your desktop's keymap and types the characters your layout lacks (wlroots: a virtual
+    keyboard; GNOME: IBus; KDE Plasma: KWin's input method; X11: XTest), shows the accent picker
+    and plays the key sounds through your session's sound server. Started by systemd's
+    keyhold-session.service, your desktop's autostart or KWin; you never need to run it.
 
       --control PATH        the daemon's control socket (default $KEYHOLD_CONTROL or /run/keyhold/control)
       --audio-device PCM    the ALSA device key sounds play on (default: default, your sound server)
@@ -49,37 +49,16 @@ let wayland = environment("WAYLAND_DISPLAY").map { !$0.isEmpty } ?? false
 // alone has the input method (WAYLAND_SOCKET, which connecting consumes).
 let kwinInputMethod = wayland && environment("WAYLAND_SOCKET") != nil
 
-// One companion per session: the lock lives in the user's runtime directory, per display, and
-// holds its owner's pid. KWin's input method takes over from a companion the user unit started
-// (it can do more, and KWin would start it again and again if it stopped).
-if let runtime = environment("XDG_RUNTIME_DIR") {
-    let display = (wayland ? environment("WAYLAND_DISPLAY") : environment("DISPLAY")) ?? ""
-    let lock = open(runtime + "/keyhold-session\(String(display.map { $0 == "/" ? "_" : $0 })).lock",
-                    O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-    if lock >= 0, flock(lock, LOCK_EX | LOCK_NB) != 0 {
-        guard kwinInputMethod else {
-            Log.info("already running in this session")
-            exit(0)
-        }
-        var text = [CChar](repeating: 0, count: 16)
-        if pread(lock, &text, 15, 0) > 0, let owner = pid_t(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).split(separator: "\n").first ?? ""), owner > 1 {
-            Log.info("taking over from the companion already running in this session (pid \(owner)) as KWin's input method")
-            kill(owner, SIGTERM)
-        }
-        var waited = 0
-        while flock(lock, LOCK_EX | LOCK_NB) != 0 && waited < 5_000 {
-            poll(nil, 0, 50)
-            waited += 50
-        }
-    }
-    if lock >= 0 {
-        let pid = "\(getpid())\n"
-        _ = ftruncate(lock, 0)
-        _ = pwrite(lock, pid, pid.utf8.count, 0)
-    }
+// One companion per session (SessionLock).
+let display = (wayland ? environment("WAYLAND_DISPLAY") : environment("DISPLAY")) ?? ""
+if !SessionLock.acquire(display: display, takeOver: kwinInputMethod) {
+    Log.info("already running in this session")
+    exit(0)
 }
 
 let typist: SessionTypist
+// What the companion cannot do here and why: the daemon's `keyhold status` shows it.
+var limitation: String?
 do {
     if kwinInputMethod {
         typist = try KWinTypist()
@@ -90,7 +69,8 @@ do {
             // GNOME and KDE Plasma keep virtual keyboards to their own input methods: IBus is the
             // way in (GNOME runs it; elsewhere the user may).
             if environment("XDG_CURRENT_DESKTOP")?.contains("KDE") == true {
-                Log.notice("KWin did not start keyhold-session as its input method, so characters go through IBus where it runs, else the daemon's ctrl-shift-u, which Qt programs ignore: select Keyhold in System Settings > Keyboard > Virtual Keyboard")
+                limitation = "KWin did not start keyhold-session as its input method (another one, fcitx5 or none, is selected), so characters go through IBus where it runs, else through the daemon's ctrl-shift-u, which Qt programs ignore: select Keyhold in System Settings > Keyboard > Virtual Keyboard"
+                Log.notice(limitation!)
             }
             typist = try IBusTypist()
         }
@@ -133,7 +113,7 @@ if let why = overlay?.accessibilityError {
     Log.warning("AT-SPI's registry does not answer (\(why)): password fields and terminals are not told from other text fields; its accessibility bus is likely left from an earlier X11 login (a logout, then a login after the user's services have stopped, starts a new one)")
 }
 let companion = Companion(typist: typist, picker: picker, overlay: overlay, sound: SessionSound(device: audioDevice),
-                          controlPath: controlPath)
+                          controlPath: controlPath, limitation: limitation)
 companion.run { stopRequested != 0 }
 Log.info("stopping; the keymap is as the desktop made it")
 exit(0)

@@ -224,9 +224,15 @@ final class ControlServerTests: XCTestCase {
         XCTAssertThrowsError(try ControlRequest(line: Array("{\"cmd\":\"untyped\",\"id\":0}".utf8)))
         XCTAssertThrowsError(try ControlRequest(line: Array("{\"cmd\":\"pick\",\"index\":-1}".utf8)))
         XCTAssertEqual(try ControlRequest(line: Array(ControlRequest.pick(index: 3).line.utf8.dropLast())), .pick(index: 3))
-        XCTAssertEqual(try client.request(.companion(backend: "x11"))["companion"], .bool(true))
+        // a companion's note (what it cannot do there) round-trips; a note that is not a short string is refused
+        let noted = ControlRequest.companion(backend: "ibus", note: "KWin did not start it")
+        XCTAssertEqual(try ControlRequest(line: Array(noted.line.utf8.dropLast())), noted)
+        XCTAssertThrowsError(try ControlRequest(line: Array("{\"cmd\":\"companion\",\"backend\":\"ibus\",\"note\":3}".utf8)))
+        XCTAssertThrowsError(try ControlRequest(line: Array(("{\"cmd\":\"companion\",\"backend\":\"ibus\",\"note\":\"" + String(repeating: "n", count: 401) + "\"}").utf8)))
+        XCTAssertEqual(try client.request(.companion(backend: "x11", note: "no picker"))["companion"], .bool(true))
         XCTAssertEqual(loop.sync { handler.connected.count }, 1)
         XCTAssertEqual(loop.sync { handler.connected.first?.backend }, "x11")
+        XCTAssertEqual(loop.sync { handler.connected.first?.note }, "no picker")
 
         let keymap = try XCTUnwrap(XKBLayout.keymapText(for: XKBNames(layout: "de")))
         XCTAssertGreaterThan(keymap.utf8.count, ControlServer.maximumRequestBytes)

@@ -123,6 +123,23 @@ type_cells() {
   cell "$TARGET" "$app" "$layout" "200-char text:" "$LONG_TEXT" "$file" "$counted" 40
 }
 
+# app_cells DESKTOP DIR DIAGNOSE APP...: each application (DIR/APP.txt) focused, its cells and its
+# order cell in us; the first one's hello is checked first: when it does not arrive, DIAGNOSE
+# runs and this fails (the phase cannot go on)
+app_cells() {
+  local desktop=$1 dir=$2 diagnose=$3 app first; shift 3; first=$1
+  for app in "$@"; do
+    check "$app focused ($desktop, us)" focus "keyhold-$app"
+    if [ "$app" = "$first" ]; then
+      clear "$app" "$dir/$app.txt"; src_type kb hello
+      if ! check "$TARGET $app: hello arrives" wait_until 15 eval "[ \"\$(cat '$dir/$app.txt')\" = hello ]"; then
+        "$diagnose"; return 1
+      fi
+    fi
+    type_cells "$app" us "$dir/$app.txt"
+    order_cell "$app" us "$dir/$app.txt"
+  done
+}
 # order_cell APP LAYOUT FILE [counted]: hold e, 2, then x y z at 150 wpm (70 ms apart, overlapping)
 order_cell() {
   local app=$1 picked=é
@@ -897,17 +914,7 @@ gnome_phase() {
   check "VTE terminal started" wait_until 90 grep -q ready "$E2E_WORK/gn-vte.out"
   local app
   mkdir -p "$E2E_OUT/shots"; screenshot "$E2E_OUT/shots/gnome-apps.png"
-  for app in gtk gtk4 vte; do
-    check "$app focused (GNOME, us)" focus "keyhold-$app"
-    if [ "$app" = gtk ]; then
-      clear gtk "$gtk"; src_type kb hello
-      if ! check "$TARGET gtk: hello arrives" wait_until 15 eval "[ \"\$(cat '$gtk')\" = hello ]"; then
-        gnome_diagnose; return
-      fi
-    fi
-    type_cells "$app" us "$gn/$app.txt"
-    order_cell "$app" us "$gn/$app.txt"
-  done
+  app_cells GNOME "$gn" gnome_diagnose gtk gtk4 vte || return
   check "after the picks the user's IBus engine is the one they had ($engine_before)" \
     test "$(wl ibus engine 2> /dev/null)" = "$engine_before"
   game_check "$gtk"
@@ -1020,8 +1027,9 @@ kde_phase() {
   kuser_ctl set-environment WAYLAND_DISPLAY=wayland-0 XDG_CURRENT_DESKTOP=KDE KEYHOLD_DEBUG=1
   kuser_ctl start keyhold-session.service
   check "the user unit's companion connects (ibus: KWin offers it nothing)" wait_log 30 "keyhold-session pid .* of uid $kuid (ibus) connected"
-  check "it says KWin did not start it and how to select it" \
+  check "it says KWin did not start it and how to select it (its log)" \
     wait_until 10 eval "journalctl -q --no-pager _SYSTEMD_USER_UNIT=keyhold-session.service | grep -q 'select Keyhold in System Settings'"
+  check "keyhold status says so too" status_has "session companion: .*(ibus): KWin did not start keyhold-session .*select Keyhold in System Settings"
   check "Keyhold selected as KWin's input method (kwriteconfig5, announced as System Settings does)" kde_select_keyhold
   check "KWin started Keyhold's companion as its input method, which connects (kwin)" \
     wait_log 60 "keyhold-session pid .* of uid $kuid (kwin) connected"
@@ -1042,17 +1050,7 @@ kde_phase() {
   sleep 3
   screenshot "$E2E_OUT/shots/kde-apps.png"
   local app
-  for app in qt qml konsole; do
-    check "$app focused (KDE, us)" focus "keyhold-$app"
-    if [ "$app" = qt ]; then
-      clear qt "$kd/qt.txt"; src_type kb hello
-      if ! check "$TARGET qt: hello arrives" wait_until 15 eval "[ \"\$(cat '$kd/qt.txt')\" = hello ]"; then
-        kde_diagnose; return
-      fi
-    fi
-    type_cells "$app" us "$kd/$app.txt"
-    order_cell "$app" us "$kd/$app.txt"
-  done
+  app_cells KDE "$kd" kde_diagnose qt qml konsole || return
 
   local de_before; de_before=$(log_count "the desktop's keymap is German")
   kde_layout 1

@@ -11,6 +11,8 @@ import KeyholdKit
 //   {"cmd":"monitor","content":true}  -> {"ok":true,"monitor":true,"content":true|false}, then
 //                                        one event object per line until the client goes away.
 //   {"cmd":"companion","backend":"x11"} -> {"ok":true,"companion":true}: the connection becomes
+//                                        (optional "note": what the companion cannot do there and
+//                                        why, which `keyhold status` shows)
 //                                        the session companion's (keyhold-session); then:
 //   {"cmd":"keymap","keymap":"xkb_keymap {...}","temporary":[255,254]} -> {"ok":true,"layout":"..."}
 //                                        (the desktop's keymap; "temporary": X keycodes holding
@@ -39,7 +41,7 @@ public enum ControlRequest: Equatable, Sendable {
     case status, reload, pause, resume
     case monitor(content: Bool)
     /// The session companion's requests.
-    case companion(backend: String)
+    case companion(backend: String, note: String? = nil)
     case keymap(String, temporaryKeycodes: [Int])
     case typed(id: UInt64, delivered: Bool)
     /// The companion cannot type character `id` (IBus: no program's text input has the focus).
@@ -75,7 +77,11 @@ public enum ControlRequest: Equatable, Sendable {
             guard let backend = value["backend"]?.stringValue, !backend.isEmpty, backend.count <= 40 else {
                 throw .malformed("malformed request: \"backend\" must be a short string")
             }
-            self = .companion(backend: backend)
+            let note = value["note"]
+            guard note == nil || note == .null || (note?.stringValue.map { $0.count <= 400 } ?? false) else {
+                throw .malformed("malformed request: \"note\" must be a string of at most 400 characters")
+            }
+            self = .companion(backend: backend, note: note?.stringValue)
         case "keymap":
             guard let keymap = value["keymap"]?.stringValue else { throw .malformed("malformed request: \"keymap\" must be a string") }
             let temporary = value["temporary"]?.arrayValue ?? []
@@ -124,11 +130,12 @@ public enum ControlRequest: Equatable, Sendable {
         case .pause: return "{\"cmd\":\"pause\"}\n"
         case .resume: return "{\"cmd\":\"resume\"}\n"
         case .monitor(let content): return "{\"cmd\":\"monitor\",\"content\":\(content)}\n"
-        case .companion(let backend):
+        case .companion(let backend, let note):
             var w = JSONWriter()
             w.beginObject()
             w.key("cmd"); w.string("companion")
             w.key("backend"); w.string(backend)
+            if let note { w.key("note"); w.string(note) }
             w.endObject()
             w.newline()
             return String(decoding: w.bytes, as: UTF8.self)

@@ -17,6 +17,7 @@ extension KeyholdDaemon {
                 Log.warning("control socket disabled: \(error)")
             }
         }
+        StartupTimeline.mark("control socket")
         let watcher = OutputTargetWatcher(loop: loop)
         watcher.start()
         watcher.onChange = { [unowned self] _ in self.applyOutputTarget() }
@@ -30,6 +31,7 @@ extension KeyholdDaemon {
             self.dropCompanion(companion, why: "did not answer within \(ms) ms; typing with ctrl-shift-u")
         }
         applyOutputTarget()
+        StartupTimeline.mark("output target")
         sleepMonitor = SleepMonitor.start(loop: loop) { [unowned self] goingToSleep in self.systemSleep(goingToSleep) }
     }
 
@@ -118,7 +120,8 @@ extension KeyholdDaemon: ControlHandler {
             locale: engine?.services.keyboardContext.locale ?? "", virtualKeyboard: virtualKeyboard.devnode,
             keyboards: devices.summaries.map { .init(path: $0.path, name: $0.name, id: $0.id, grabbed: $0.grabbed) },
             extra: [("application", (focus.name ?? "unknown") + " (\(focus.textField.rawValue) text field): " + applicationSettings.reason),
-                    ("session companion", activeCompanion.map { "\($0)" } ?? (companions.isEmpty ? "none" : "\(companions.count) connected, none for \(target)")),
+                    ("session companion", activeCompanion.map { "\($0)" + ($0.note.map { ": \($0)" } ?? "") }
+                        ?? (companions.isEmpty ? "none" : "\(companions.count) connected, none for \(target)")),
                     ("companion round trip", outputQueue.companionRoundTrip.map {
                         "p50 \(KeyholdDaemon.milliseconds($0.p50)), p99 \(KeyholdDaemon.milliseconds($0.p99)) (\($0.count) characters)"
                     } ?? "none yet"),

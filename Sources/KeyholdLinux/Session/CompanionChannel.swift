@@ -39,14 +39,14 @@ public final class CompanionChannel {
     /// the others come only from a connection that has it.
     func handle(_ request: ControlRequest, from client: ControlConnection, handler: ControlHandler) {
         switch request {
-        case .companion(let backend):
+        case .companion(let backend, let note):
             if client.companion != nil { server.respond(client, error: "already the companion"); return }
             if let refusal = handler.companionRefusal(uid: client.uid) {
                 Log.notice("control: \(client.who) refused as companion: \(refusal)")
                 server.respondAndClose(client, error: "refused: \(refusal)")
                 return
             }
-            let companion = SessionCompanion(uid: client.uid, pid: client.pid, backend: backend, channel: self)
+            let companion = SessionCompanion(uid: client.uid, pid: client.pid, backend: backend, note: note, channel: self)
             client.companion = companion
             client.lineLimit = ControlServer.maximumCompanionLineBytes
             server.respond(client) { $0.key("companion"); $0.bool(true) }

@@ -14,10 +14,12 @@ public final class SessionCompanion: OutputCompanion, CustomStringConvertible {
     public var commitsText: Bool { backend == "ibus" || backend == "kwin" }
     /// KWin starts its input method again at once when it exits by a signal.
     public var restartedWhenGone: Bool { backend == "kwin" }
+    /// What it cannot do in its session and why, in its own words (`keyhold status` shows it).
+    public let note: String?
     weak var channel: CompanionChannel?
 
-    init(uid: UInt32, pid: Int32, backend: String, channel: CompanionChannel) {
-        self.uid = uid; self.pid = pid; self.backend = backend; self.channel = channel
+    init(uid: UInt32, pid: Int32, backend: String, note: String? = nil, channel: CompanionChannel) {
+        self.uid = uid; self.pid = pid; self.backend = backend; self.note = note; self.channel = channel
     }
 
     /// The output queue's `writtenCount` at the last hand-off (or when the session came in
