@@ -15,8 +15,13 @@ struct Keyhold: ParsableCommand {
 
     /// ArgumentParser's entry, after a mark for `keyhold run`'s start timeline: the time before
     /// it is the loader's and the runtime's, the time after it until `arguments` is parsing.
+    /// `keyhold run` with its own options only goes straight to the daemon (`DaemonOptions.fastPath`).
     static func main() {
         StartupTimeline.mark("main")
+        if let options = DaemonOptions.fastPath(CommandLine.arguments.dropFirst()) {
+            do { try DaemonStart(options: options).run() } catch { exit(withError: error) }
+            return
+        }
         main(nil)
     }
 }
