@@ -20,9 +20,9 @@
 # Then, in a third guest (the same device), kuser's KDE session on VT 3: KWin 5.27 on the DRM
 # device, the companion first as the user unit starts it (KWin offers it nothing), then selected
 # as KWin's input method with the README's kwriteconfig5 step (KWin's own takes over); a Qt
-# Widgets line edit, a QML TextField and Konsole (target kde+ks), layouts us then de; the picker
-# as KWin's input panel under the text cursor (OCR); a Qt password field; the companion killed
-# mid-text (KWin starts it again, nothing lost).
+# Widgets line edit, a QML TextField, a GTK 3 entry and Konsole (target kde+ks), layouts us then
+# de; the picker as KWin's input panel under the text cursor (OCR); a Qt password field; the
+# companion killed mid-text (KWin starts it again, nothing lost).
 # DESKTOP_PHASES="vt x11 wayland gnome kde" (the default) picks phases when working on one.
 #
 # Checks, each PASS/FAIL:
@@ -1043,19 +1043,21 @@ kde_phase() {
 
   launch kd-qt env ENTRY_TIMES="$kd/qt.times" /usr/bin/python3 "$HERE/qt-entry.py" "$kd/qt.txt" keyhold-qt widgets
   launch kd-qml /usr/bin/python3 "$HERE/qt-entry.py" "$kd/qml.txt" keyhold-qml qml
+  launch kd-gtk /usr/bin/python3 "$HERE/gtk-entry.py" "$kd/gtk.txt" keyhold-gtk
   launch kd-konsole konsole --separate --hide-menubar --hide-tabbar -e /bin/sh -c 'stty raw -echo; exec cat >> "$0"' "$kd/konsole.txt"
   check "Qt Widgets line edit started" wait_until 90 grep -q ready "$E2E_WORK/kd-qt.out" || { kde_diagnose; return; }
   check "QML TextField started" wait_until 90 grep -q ready "$E2E_WORK/kd-qml.out"
+  check "GTK 3 entry started" wait_until 90 grep -q ready "$E2E_WORK/kd-gtk.out"
   check "Konsole started" wait_until 90 pgrep -u kuser -x konsole
   sleep 3
   screenshot "$E2E_OUT/shots/kde-apps.png"
   local app
-  app_cells KDE "$kd" kde_diagnose qt qml konsole || return
+  app_cells KDE "$kd" kde_diagnose qt qml gtk konsole || return
 
   local de_before; de_before=$(log_count "the desktop's keymap is German")
   kde_layout 1
   check "the companion follows KDE's switch to de" wait_log 20 "the desktop's keymap is German" $((de_before + 1))
-  for app in qt qml konsole; do
+  for app in qt qml gtk konsole; do
     check "$app focused (KDE, de)" focus "keyhold-$app"
     type_cells "$app" de "$kd/$app.txt"
   done

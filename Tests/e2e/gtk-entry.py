@@ -3,7 +3,8 @@
 real GTK application received (through its input method: GTK's own, which reads Ctrl+Shift+U
 hex entry). With "password", a password entry (its characters hidden; AT-SPI says password text).
 With ENTRY_TIMES=PATH in the environment, each change is also appended there as "USEC TEXT"
-(CLOCK_MONOTONIC), for the delay from a key press to the character.
+(CLOCK_MONOTONIC), for the delay from a key press to the character. SIGUSR1 empties it, then
+creates FILE.cleared; FILE.active holds 1 while it has the keyboard focus.
 Usage: gtk-entry.py FILE TITLE [password]"""
 import os
 import signal
@@ -42,10 +43,14 @@ if password:
 entry.connect("changed", changed)
 window.add(entry)
 window.connect("destroy", Gtk.main_quit)
+# FILE.active holds 1 while the window has the keyboard focus (KDE's focus check)
+window.connect("notify::is-active", lambda w, _: open(path + ".active", "w").write("1" if w.is_active() else "0"))
 window.show_all()
 entry.grab_focus()
 # SIGUSR1 empties the entry (the test's clear, where keys cannot be trusted to)
-GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGUSR1, lambda: entry.set_text("") or True)
+# (then FILE.cleared says it is done: a field already empty shows no change to wait for)
+GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGUSR1,
+                     lambda: entry.set_text("") or open(path + ".cleared", "w").close() or True)
 open(path, "w").close()
 # Ready once the window is mapped: the test then focuses it by title.
 GLib.idle_add(lambda: print("ready", flush=True) and False)
