@@ -19,7 +19,7 @@ struct Keyhold: ParsableCommand {
     static func main() {
         StartupTimeline.mark("main")
         if let options = DaemonOptions.fastPath(CommandLine.arguments.dropFirst()) {
-            do { try DaemonStart(options: options).run() } catch { exit(withError: error) }
+            do { try options.run() } catch { exit(withError: error) }
             return
         }
         main(nil)

@@ -28,19 +28,13 @@ struct RunCommand: ParsableCommand {
     var lockMemory = false
 
     func run() throws {
-        try DaemonStart(options: DaemonOptions(config: config, control: control, verbose: verbose, lockMemory: lockMemory)).run()
+        try DaemonOptions(config: config, control: control, verbose: verbose, lockMemory: lockMemory).run()
     }
 }
 
 /// What `keyhold run` does with its options, whether ArgumentParser read them or
 /// `DaemonOptions.fastPath` did.
-struct DaemonStart {
-    var options: DaemonOptions
-    var config: String? { options.config }
-    var control: String? { options.control }
-    var verbose: Bool { options.verbose }
-    var lockMemory: Bool { options.lockMemory }
-
+extension DaemonOptions {
     func run() throws {
         StartupTimeline.mark("arguments")
         if verbose { Log.maximumLevel = .debug }
