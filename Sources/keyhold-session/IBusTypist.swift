@@ -111,12 +111,7 @@ final class IBusTypist: SessionTypist {
 
     func keymapText() -> String? {
         guard gnomeSources else { return seat.keymapText() }
-        var layout = [CChar](repeating: 0, count: 64), variant = [CChar](repeating: 0, count: 64)
-        var options = [CChar](repeating: 0, count: 512)
-        guard khg_current(&layout, 64, &variant, 64, &options, 512) == 1 else { return seat.keymapText() }
-        let names = XKBNames(layout: String(cString: layout), variant: String(cString: variant),
-                             options: String(cString: options), source: "GNOME's input sources")
-        return sourceKeymap.text(for: names) ?? seat.keymapText()
+        return sourceKeymap.current(of: "GNOME's input sources", read: khg_current) ?? seat.keymapText()
     }
 
     func restore() { khi_close() }

@@ -89,12 +89,8 @@ final class KWinTypist: SessionTypist {
     }
 
     func keymapText() -> String? {
-        var layout = [CChar](repeating: 0, count: 64), variant = [CChar](repeating: 0, count: 64)
-        var options = [CChar](repeating: 0, count: 512)
-        guard kdeLayouts, khk_current(&layout, 64, &variant, 64, &options, 512) == 1 else { return seat.keymapText() }
-        let names = XKBNames(layout: String(cString: layout), variant: String(cString: variant),
-                             options: String(cString: options), source: "KDE's keyboard layouts")
-        return layoutKeymap.text(for: names) ?? seat.keymapText()
+        guard kdeLayouts else { return seat.keymapText() }
+        return layoutKeymap.current(of: "KDE's keyboard layouts", read: khk_current) ?? seat.keymapText()
     }
 
     func restore() { khim_close() }
