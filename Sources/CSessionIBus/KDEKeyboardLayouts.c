@@ -8,7 +8,6 @@
 // org.kde.keyboard service says which layout is current and signals every switch.
 
 static GDBusConnection *bus;
-static guint subscriptions[2];
 static int changes;
 
 static void changed(GDBusConnection *c, const gchar *sender, const gchar *path, const gchar *interface,
@@ -28,10 +27,11 @@ int khk_open(void) {
     if (!desktop || !strstr(desktop, "KDE")) return 0;
     bus = g_bus_get_sync(G_BUS_TYPE_SESSION, NULL, NULL);
     if (!bus) return 0;
+    // (for the process's life: never unsubscribed)
     const char *signals[2] = { "layoutChanged", "layoutListChanged" };
     for (int i = 0; i < 2; i++)
-        subscriptions[i] = g_dbus_connection_signal_subscribe(bus, NULL, "org.kde.KeyboardLayouts", signals[i], "/Layouts",
-                                                              NULL, G_DBUS_SIGNAL_FLAGS_NONE, changed, NULL, NULL);
+        g_dbus_connection_signal_subscribe(bus, NULL, "org.kde.KeyboardLayouts", signals[i], "/Layouts", NULL,
+                                           G_DBUS_SIGNAL_FLAGS_NONE, changed, NULL, NULL);
     return 1;
 }
 

@@ -11,9 +11,9 @@ import KeyholdKit
 //   {"cmd":"monitor","content":true}  -> {"ok":true,"monitor":true,"content":true|false}, then
 //                                        one event object per line until the client goes away.
 //   {"cmd":"companion","backend":"x11"} -> {"ok":true,"companion":true}: the connection becomes
-//                                        (optional "note": what the companion cannot do there and
-//                                        why, which `keyhold status` shows)
-//                                        the session companion's (keyhold-session); then:
+//                                        the session companion's (keyhold-session; an optional
+//                                        "note" says what it cannot do there and why, which
+//                                        `keyhold status` shows); then:
 //   {"cmd":"keymap","keymap":"xkb_keymap {...}","temporary":[255,254]} -> {"ok":true,"layout":"..."}
 //                                        (the desktop's keymap; "temporary": X keycodes holding
 //                                        the companion's own characters, not to be typed with)
