@@ -1,10 +1,12 @@
 // Most of the target's functions are inline in include/CLinuxShim.h; those needing _GNU_SOURCE
-// (struct ucred, pthread_setname_np) are here, so the header stays plain for Swift's Glibc module.
+// (struct ucred, pthread_setname_np, SCHED_IDLE) are here, so the header stays plain for Swift's Glibc module.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/input.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include "CLinuxShim.h"
 
@@ -36,6 +38,13 @@ int keyhold_name_thread(const char *name) {
     short_name[sizeof short_name - 1] = 0;
     return pthread_setname_np(pthread_self(), short_name);
 }
+
+int keyhold_make_thread_idle(void) {
+    struct sched_param param = { .sched_priority = 0 };
+    return sched_setscheduler(0, SCHED_IDLE, &param);   // 0: the calling thread
+}
+
+int keyhold_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
 
 // ---- evdev force feedback (linux/input.h is included here only: the libevdev module brings
 // its own copy of the header's types to Swift)

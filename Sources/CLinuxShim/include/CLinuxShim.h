@@ -109,4 +109,11 @@ int keyhold_keys_held(int fd, uint8_t *bits, int bytes);
 /// Names the calling thread (at most 15 bytes show): 0, or an error number.
 int keyhold_name_thread(const char *name);
 
+/// Moves the calling thread to SCHED_IDLE (it inherited the daemon's SCHED_FIFO): 0, or -1 with
+/// errno set.
+int keyhold_make_thread_idle(void);
+
+/// A non-blocking, close-on-exec eventfd (a worker thread's "done" to the event loop), or -1.
+int keyhold_eventfd(void);
+
 #endif

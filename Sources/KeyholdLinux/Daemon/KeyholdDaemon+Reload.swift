@@ -14,7 +14,7 @@ extension KeyholdDaemon {
         do {
             (new, source) = try reloader()
             let names = XKBNames.resolve(new.output)
-            if names != layoutNames { (newLayout, newNames) = try KeyholdDaemon.makeLayout(new.output) }
+            if names != layoutNames { (newLayout, newNames) = try KeyholdDaemon.makeLayout(new.output, builtIn: builtInKeymapDiffers != true) }
         } catch {
             Log.error("reload failed, keeping the running configuration: \(error)")
             return .failed("\(error)")
@@ -37,6 +37,7 @@ extension KeyholdDaemon {
         applyOutputTarget()
         // Device rules may have changed: let go of devices no longer wanted, take new ones.
         devices.apply(new.devices)
+        checkBuiltInKeymap()
         Log.info("reloaded configuration from \(source) (layout \(layoutNames.layoutName))")
         configurationSource = source
         return .reloaded(source: source)

@@ -41,6 +41,10 @@ public final class KeyholdDaemon {
     public let outputQueue: OutputQueue
     public internal(set) var layout: KeyboardLayout
     var layoutNames: XKBNames
+    /// This system's `us` being compiled to compare with the built-in tables the daemon started
+    /// on; and whether it typed differently, so later layouts are compiled (nil: not known yet).
+    var keymapCheck: KeymapCheck?
+    var builtInKeymapDiffers: Bool?
     let reloader: Reloader?
     let loop: EventLoop
     let devices: DeviceManager
@@ -130,9 +134,11 @@ public final class KeyholdDaemon {
     /// does not compile, that is a configuration error; otherwise the built-in `us` stands in.
     /// `files` are where the system keeps its layout; `keyhold simulate` passes none, so it types
     /// on `us` where the daemon would type on the system's layout, with the same variant and options.
-    public static func makeLayout(_ output: KeyholdConfiguration.OutputSettings,
-                                  files: [String] = XKBNames.systemFiles) throws(XKBLayout.Error) -> (KeyboardLayout, XKBNames) {
+    /// Plain `us` comes from the built-in tables (`BuiltInKeymap`) unless `builtIn` is false.
+    public static func makeLayout(_ output: KeyholdConfiguration.OutputSettings, files: [String] = XKBNames.systemFiles,
+                                  builtIn: Bool = true) throws(XKBLayout.Error) -> (KeyboardLayout, XKBNames) {
         let names = XKBNames.resolve(output, files: files)
+        if builtIn, let tables = BuiltInKeymap.tables(for: names) { return (XKBLayout(tables: tables, names: names), names) }
         do {
             return (try XKBLayout(names), names)
         } catch {
@@ -188,6 +194,7 @@ public final class KeyholdDaemon {
                  + ", unicode method \(unicodeMethod.method.rawValue) (\(unicodeMethod.reason)), \(devices.grabbedCount) keyboard(s) grabbed")
         notifier.notify("READY=1\nSTATUS=\(devices.grabbedCount) keyboard(s) grabbed")
         StartupTimeline.mark("ready")
+        checkBuiltInKeymap()
         if let steps = StartupTimeline.takeSummary(from: StartupTimeline.processStart()) {
             Log.info("start, in ms from the process's start (±10 ms): \(steps)")
         }

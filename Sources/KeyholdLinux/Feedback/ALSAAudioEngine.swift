@@ -116,7 +116,7 @@ public final class ALSAAudioEngine: AudioFeedbackEngine, @unchecked Sendable {
 
     public let options: Options
     private let worker: AudioWorker
-    private var thread: FeedbackThread?
+    private var thread: WorkerThread?
 
     /// Opens the device (a missing one is a warning, not an error) and starts the audio thread.
     /// `onFirstFrame` is called on the audio thread for every sound that reaches the device.
@@ -127,7 +127,7 @@ public final class ALSAAudioEngine: AudioFeedbackEngine, @unchecked Sendable {
         worker.start()
         let worker = self.worker
         worker.willStartThread()
-        thread = FeedbackThread(name: "keyhold-audio") { worker.run() }
+        thread = WorkerThread(name: "keyhold-audio") { worker.run() }
         if thread == nil { worker.threadFailed() }
     }
 

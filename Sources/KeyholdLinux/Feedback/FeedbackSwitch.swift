@@ -11,7 +11,7 @@ public final class FeedbackSwitch: AudioFeedbackEngine, HapticFeedbackEngine, @u
 
     private let condition = FeedbackCondition()
     private var engines: Engines = (SilentAudioEngine(), SilentHapticEngine())
-    private var worker: FeedbackThread?
+    private var worker: WorkerThread?
 
     public init() {}
 
@@ -30,7 +30,7 @@ public final class FeedbackSwitch: AudioFeedbackEngine, HapticFeedbackEngine, @u
             let new = open()
             condition.withLock { engines = new }
         }
-        worker = FeedbackThread(name: "keyhold-reopen", body)
+        worker = WorkerThread(name: "keyhold-reopen", body)
         if worker == nil { body() }   // no thread to be had: here, as before
     }
 

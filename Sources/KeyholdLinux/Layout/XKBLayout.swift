@@ -14,17 +14,28 @@ import KeyholdKit
 public final class XKBLayout: KeyboardLayout {
     public let name: String
     public let names: XKBNames
+    /// What each key types, read once from the keymap, then read on every key.
+    public let tables: Tables
     /// Whether RIGHTALT is AltGr (ISO_Level3_Shift) in this keymap.
-    public let hasAltGr: Bool
-    // Filled once by init, then read on every key.
-    private var characters: [[Character?]] = []       // [combo][evdev code]
-    private var capsLockCharacters: [[Character?]] = []   // the same with Caps Lock locked
+    public var hasAltGr: Bool { tables.hasAltGr }
+    /// Which keys are modifiers and locks, read from the keymap by pressing each key.
+    public var modifierMap: ModifierMap { tables.modifierMap }
     private var keystrokes: [Character: Keystroke] = [:]
     /// The same for the ASCII characters, by code: most of what is typed, and hashing a
     /// Character for the dictionary cost more than the rest of planning a keystroke.
     private var asciiKeystrokes = [Keystroke?](repeating: nil, count: 128)
-    /// Which keys are modifiers and locks, read from the keymap by pressing each key.
-    public private(set) var modifierMap: ModifierMap = .standard
+
+    /// What a keymap types: all a layout needs of it, so the built-in copy of `us`
+    /// (`BuiltInKeymap`) stands for a compiled one and can be compared with it.
+    public struct Tables: Equatable, Sendable {
+        /// Whether RIGHTALT is AltGr (ISO_Level3_Shift).
+        public var hasAltGr: Bool
+        /// [combo][evdev code], combos in `XKBLayout.combos` order.
+        public var characters: [[Character?]]
+        /// The same with Caps Lock locked.
+        public var capsLockCharacters: [[Character?]]
+        public var modifierMap: ModifierMap
+    }
 
     public enum Error: Swift.Error, CustomStringConvertible {
         case context
@@ -40,8 +51,8 @@ public final class XKBLayout: KeyboardLayout {
         }
     }
 
-    private static let combos: [ModifierKeys] = [[], .shift, .altGr, [.shift, .altGr]]
-    private static let highestCode = 247   // XKB keycodes stop at 255
+    static let combos: [ModifierKeys] = [[], .shift, .altGr, [.shift, .altGr]]
+    static let highestCode = 247   // XKB keycodes stop at 255
 
     /// The keymap for rules/model/layout/variant/options.
     public convenience init(_ names: XKBNames) throws(Error) {
@@ -110,18 +121,41 @@ public final class XKBLayout: KeyboardLayout {
         return context
     }
 
-    init(keymap: OpaquePointer, names: XKBNames, excluding excluded: Set<KeyCode> = []) {
+    convenience init(keymap: OpaquePointer, names: XKBNames, excluding excluded: Set<KeyCode> = []) {
+        self.init(tables: XKBLayout.tables(of: keymap, excluding: excluded), names: names)
+    }
+
+    /// A layout from tables already read (the built-in `us`).
+    init(tables: Tables, names: XKBNames) {
         self.names = names
         name = names.layoutName
+        self.tables = tables
+        keystrokes.reserveCapacity(256)   // us has 98 characters; growing it cost a third of making the layout
+        // The reverse map, in order of preference.
+        for tier in 0..<3 {
+            for (c, combo) in XKBLayout.combos.enumerated() {
+                for code in 1...XKBLayout.highestCode where XKBLayout.tier(of: code) == tier {
+                    guard let character = tables.characters[c][code], keystrokes[character] == nil else { continue }
+                    keystrokes[character] = Keystroke(KeyCode(UInt16(code)), combo)
+                }
+            }
+        }
+        for (character, stroke) in keystrokes {
+            if let byte = character.asciiByte { asciiKeystrokes[byte] = stroke }
+        }
+    }
+
+    /// Every key's character under each combo, with Caps Lock off and on, read from xkb_states.
+    private static func tables(of keymap: OpaquePointer, excluding excluded: Set<KeyCode>) -> Tables {
         let xkb = { (key: KeyCode) in xkb_keycode_t(key.rawValue) + 8 }
         let base = xkb_state_new(keymap)
-        hasAltGr = xkb_state_key_get_one_sym(base, xkb(.rightAlt)) == UInt32(XKB_KEY_ISO_Level3_Shift)
+        let hasAltGr = xkb_state_key_get_one_sym(base, xkb(.rightAlt)) == UInt32(XKB_KEY_ISO_Level3_Shift)
         let hasShift = [UInt32(XKB_KEY_Shift_L), UInt32(XKB_KEY_Shift_R)].contains(xkb_state_key_get_one_sym(base, xkb(.leftShift)))
         xkb_state_unref(base)
         let maxCode = min(XKBLayout.highestCode, Int(xkb_keymap_max_keycode(keymap)) - 8)
         let capsIndex = xkb_keymap_mod_get_index(keymap, XKB_MOD_NAME_CAPS)
-        modifierMap = XKBLayout.modifierMap(keymap, maxCode: maxCode)
-        let map = modifierMap
+        let map = XKBLayout.modifierMap(keymap, maxCode: maxCode)
+        var characters: [[Character?]] = [], capsLockCharacters: [[Character?]] = []
 
         for capsLock in [false, true] {
             for combo in XKBLayout.combos {
@@ -147,19 +181,7 @@ public final class XKBLayout: KeyboardLayout {
                 }
             }
         }
-
-        // The reverse map, in order of preference.
-        for tier in 0..<3 {
-            for (c, combo) in XKBLayout.combos.enumerated() {
-                for code in 1...XKBLayout.highestCode where XKBLayout.tier(of: code) == tier {
-                    guard let character = characters[c][code], keystrokes[character] == nil else { continue }
-                    keystrokes[character] = Keystroke(KeyCode(UInt16(code)), combo)
-                }
-            }
-        }
-        for (character, stroke) in keystrokes {
-            if let byte = character.asciiByte { asciiKeystrokes[byte] = stroke }
-        }
+        return Tables(hasAltGr: hasAltGr, characters: characters, capsLockCharacters: capsLockCharacters, modifierMap: map)
     }
 
     /// Presses each key alone on a fresh state and reads which modifiers it holds (depressed) or
@@ -222,7 +244,7 @@ public final class XKBLayout: KeyboardLayout {
     }
 
     public func character(for key: KeyCode, modifiers: ModifierKeys, capsLock: Bool) -> Character? {
-        let table = capsLock ? capsLockCharacters : characters
+        let table = capsLock ? tables.capsLockCharacters : tables.characters
         let index = (modifiers.contains(.shift) ? 1 : 0) + (modifiers.contains(.altGr) ? 2 : 0)
         let code = Int(key.rawValue)
         guard code < table[index].count else { return nil }

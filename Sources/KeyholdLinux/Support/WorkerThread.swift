@@ -2,24 +2,28 @@ import CLinuxShim
 import Glibc
 import KeyholdKit
 
-/// A joinable pthread running one closure.
-final class FeedbackThread {
+/// A joinable pthread running one closure: feedback's sound, reopening feedback devices, the
+/// keymap check.
+final class WorkerThread {
     private var thread = pthread_t()
     private var joined = false
 
     private final class Body {
         let name: String
+        let idle: Bool
         let run: () -> Void
-        init(name: String, _ run: @escaping () -> Void) { self.name = name; self.run = run }
+        init(name: String, idle: Bool, _ run: @escaping () -> Void) { self.name = name; self.idle = idle; self.run = run }
     }
 
     /// Starts `body` on a new thread named `name` (at most 15 characters show); nil if the
-    /// system refuses a thread.
-    init?(name: String, _ body: @escaping () -> Void) {
-        let context = Unmanaged.passRetained(Body(name: name, body)).toOpaque()
+    /// system refuses a thread. A thread inherits the daemon's real-time priority; an `idle` one
+    /// runs only when nothing else wants the CPU, so it never delays a key.
+    init?(name: String, idle: Bool = false, _ body: @escaping () -> Void) {
+        let context = Unmanaged.passRetained(Body(name: name, idle: idle, body)).toOpaque()
         let rc = pthread_create(&thread, nil, { raw in
             let body = Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue()
             _ = keyhold_name_thread(body.name)
+            if body.idle { _ = keyhold_make_thread_idle() }
             body.run()
             return nil
         }, context)
