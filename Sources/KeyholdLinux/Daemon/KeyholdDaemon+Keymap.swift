@@ -11,7 +11,7 @@ extension KeyholdDaemon {
             switch outcome {
             case .same:
                 builtInKeymapDiffers = false
-                Log.debug("this system's keymap for \(names) types as the built-in tables")
+                Log.info("this system's keymap for \(names) types as the built-in tables")
             case .differs(let compiled):
                 builtInKeymapDiffers = true
                 Log.warning("this system's keymap for \(names) types differently from the built-in us tables; typing with the system's")
