@@ -40,7 +40,8 @@ let package = Package(
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         .systemLibrary(name: "CXKBCommon", pkgConfig: "xkbcommon", providers: [.apt(["libxkbcommon-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
-        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        // sd-login and sd-bus, dlopened on first use (include/CSystemd.h): needs libsystemd-dev's headers.
+        .target(name: "CSystemd"),
         // Linux kernel headers Swift does not import (the VT's console mode), as inline functions.
         .target(name: "CLinuxShim"),
         // Linux adapters: evdev input, uinput output, udev hotplug, xkbcommon layouts, the epoll loop.
@@ -113,7 +114,10 @@ let package = Package(
         // KeyboardKit's article samples as printed, compiled against KeyholdKit and run.
         .testTarget(name: "SeedSampleTests", dependencies: ["KeyholdKit", "KeyholdTestSupport"]),
         // Linux adapters that run on any host: xkbcommon layouts, ALSA through a file PCM.
-        .testTarget(name: "KeyholdLinuxTests", dependencies: ["KeyholdLinux", "KeyholdKit", "KeyholdTestSupport"]),
+        // SleepMonitorTests plays logind on a bus of its own with sd-bus calls the daemon never
+        // makes (CSystemd forwards only the daemon's), so the tests link libsystemd itself.
+        .testTarget(name: "KeyholdLinuxTests", dependencies: ["KeyholdLinux", "KeyholdKit", "KeyholdTestSupport"],
+                    linkerSettings: [.linkedLibrary("systemd")]),
         // keyhold-session's parts that need no display: the Wayland virtual keyboard's keymap.
         .testTarget(name: "KeyholdSessionTests", dependencies: ["CSessionWayland", "CXKBCommon"]),
         // The engine cases of Tests/Fixtures/simulate, each run as `keyhold simulate` runs it, and

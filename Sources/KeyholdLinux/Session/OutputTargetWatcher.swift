@@ -97,7 +97,8 @@ public final class OutputTargetWatcher {
         // /run/systemd/machines/, which exists only with systemd-machined, and fail without.)
         let rc = sd_login_monitor_new("seat", &monitor)
         guard rc >= 0 else {
-            Log.warning("sd-login: cannot watch seats (\(errorString(-rc))); following the active VT instead")
+            let why = keyhold_systemd_available() == 0 ? "libsystemd.so.0 cannot be opened" : errorString(-rc)
+            Log.warning("sd-login: cannot watch seats (\(why)); following the active VT instead")
             return nil
         }
         return monitor

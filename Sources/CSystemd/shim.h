@@ -1,3 +1,0 @@
-#include <systemd/sd-bus.h>
-#include <systemd/sd-daemon.h>
-#include <systemd/sd-login.h>
