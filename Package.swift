@@ -39,9 +39,10 @@ let package = Package(
         .systemLibrary(name: "CEvdev", pkgConfig: "libevdev", providers: [.apt(["libevdev-dev"])]),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         .systemLibrary(name: "CXKBCommon", pkgConfig: "xkbcommon", providers: [.apt(["libxkbcommon-dev"])]),
-        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        // alsa-lib, dlopened on the first sound (include/CALSA.h): needs libasound2-dev's headers.
+        .target(name: "CALSA", dependencies: ["CLinuxShim"]),
         // sd-login and sd-bus, dlopened on first use (include/CSystemd.h): needs libsystemd-dev's headers.
-        .target(name: "CSystemd"),
+        .target(name: "CSystemd", dependencies: ["CLinuxShim"]),
         // Linux kernel headers Swift does not import (the VT's console mode), as inline functions.
         .target(name: "CLinuxShim"),
         // Linux adapters: evdev input, uinput output, udev hotplug, xkbcommon layouts, the epoll loop.

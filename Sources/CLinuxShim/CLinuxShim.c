@@ -1,6 +1,7 @@
 // Most of the target's functions are inline in include/CLinuxShim.h; those needing _GNU_SOURCE
 // (struct ucred, pthread_setname_np, SCHED_IDLE) are here, so the header stays plain for Swift's Glibc module.
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <linux/input.h>
 #include <poll.h>
@@ -9,6 +10,7 @@
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include "CLinuxShim.h"
+#include "LazyLibrary.h"
 
 int keyhold_peer_credentials(int fd, int *pid, unsigned int *uid, unsigned int *gid) {
     struct ucred cred;
@@ -37,6 +39,23 @@ int keyhold_name_thread(const char *name) {
     strncpy(short_name, name, sizeof short_name - 1);
     short_name[sizeof short_name - 1] = 0;
     return pthread_setname_np(pthread_self(), short_name);
+}
+
+static pthread_mutex_t lazy_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int keyhold_lazy_open(struct keyhold_lazy_library *library) {
+    pthread_mutex_lock(&lazy_lock);
+    if (!library->tried) {
+        library->tried = 1;
+        library->handle = dlopen(library->soname, RTLD_NOW | RTLD_LOCAL);
+    }
+    int open = library->handle != NULL;
+    pthread_mutex_unlock(&lazy_lock);
+    return open;
+}
+
+void *keyhold_lazy_symbol(struct keyhold_lazy_library *library, const char *name) {
+    return keyhold_lazy_open(library) ? dlsym(library->handle, name) : NULL;
 }
 
 int keyhold_make_thread_idle(void) {

@@ -1,40 +1,15 @@
 // See include/CSystemd.h: the sd-login and sd-bus functions Keyhold uses, each looked up in
 // libsystemd.so.0 on its first call.
-#include <dlfcn.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stddef.h>
 #include "CSystemd.h"
+#include "LazyLibrary.h"
 
-static void *library;
-static pthread_once_t opened = PTHREAD_ONCE_INIT;
+static struct keyhold_lazy_library systemd = KEYHOLD_LAZY_LIBRARY("libsystemd.so.0");
 
-static void open_library(void) { library = dlopen("libsystemd.so.0", RTLD_NOW | RTLD_LOCAL); }
+int keyhold_systemd_available(void) { return keyhold_lazy_open(&systemd); }
 
-static void *lookup(const char *name) {
-    pthread_once(&opened, open_library);
-    return library ? dlsym(library, name) : NULL;
-}
-
-int keyhold_systemd_available(void) {
-    pthread_once(&opened, open_library);
-    return library != NULL;
-}
-
-// RET NAME(PARAMS) forwards ARGS to libsystemd's NAME, or returns FAIL without it. The pointer is
-// looked up once; threads racing on the first call store the same value.
-#define FORWARD(RET, NAME, PARAMS, ARGS, FAIL)                                          \
-    RET NAME PARAMS {                                                                   \
-        static RET (*function) PARAMS;                                                  \
-        RET (*f) PARAMS = __atomic_load_n(&function, __ATOMIC_ACQUIRE);                 \
-        if (!f) {                                                                       \
-            f = (RET (*) PARAMS)lookup(#NAME);                                          \
-            if (!f) return FAIL;                                                        \
-            __atomic_store_n(&function, f, __ATOMIC_RELEASE);                           \
-        }                                                                               \
-        return f ARGS;                                                                  \
-    }
-
+#define FORWARD(RET, NAME, PARAMS, ARGS, FAIL) KEYHOLD_FORWARD(systemd, RET, NAME, PARAMS, ARGS, FAIL)
 // sd-login
 FORWARD(int, sd_login_monitor_new, (const char *category, sd_login_monitor **ret), (category, ret), -ENOSYS)
 FORWARD(sd_login_monitor *, sd_login_monitor_unref, (sd_login_monitor *m), (m), NULL)
@@ -50,10 +25,7 @@ FORWARD(int, sd_bus_set_address, (sd_bus *bus, const char *address), (bus, addre
 FORWARD(int, sd_bus_set_bus_client, (sd_bus *bus, int b), (bus, b), -ENOSYS)
 FORWARD(int, sd_bus_start, (sd_bus *bus), (bus), -ENOSYS)
 FORWARD(int, sd_bus_open_system_with_description, (sd_bus **ret, const char *description), (ret, description), -ENOSYS)
-void sd_bus_close(sd_bus *bus) {   // returns nothing: FORWARD cannot return its call
-    void (*f)(sd_bus *) = (void (*)(sd_bus *))lookup("sd_bus_close");
-    if (f) f(bus);
-}
+KEYHOLD_FORWARD_VOID(systemd, sd_bus_close, (sd_bus *bus), (bus))
 FORWARD(sd_bus *, sd_bus_unref, (sd_bus *bus), (bus), NULL)
 FORWARD(int, sd_bus_get_fd, (sd_bus *bus), (bus), -ENOSYS)
 FORWARD(int, sd_bus_get_events, (sd_bus *bus), (bus), -ENOSYS)
