@@ -2,7 +2,7 @@ import CLinuxShim
 import Glibc
 import KeyholdKit
 
-/// Compiles this system's keymap on an idle thread while keys already flow on the built-in
+/// Compiles this system's keymap on a thread of its own while keys already flow on the built-in
 /// tables, then tells the event loop whether it types as they do. The daemon starts on `us`
 /// without waiting for xkbcommon and still types with the system's own keymap if its xkb-data
 /// differs. The thread touches nothing of the daemon's: it fills its own box, then the eventfd
