@@ -13,8 +13,11 @@ enum BuiltInKeymap {
     static func tables(for names: XKBNames) -> XKBLayout.Tables? {
         guard names.layout == "us", names.variant.isEmpty, names.options.isEmpty, names.rules == "evdev",
               models.contains(names.model) else { return nil }
-        return us.tables
+        return usTables
     }
+
+    /// Decoded once: at the start, then by the check, and on a reload to `us`.
+    private static let usTables = us.tables
 
     /// Tables as the generated file writes them: per combo, flat pairs of key code and code
     /// point; per modifier or lock key, its code and role (`Encoded.role`).
