@@ -4,6 +4,7 @@
 #define KEYHOLD_CLINUXSHIM_H
 
 #include <linux/kd.h>
+#include <malloc.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -112,6 +113,10 @@ int keyhold_name_thread(const char *name);
 /// Moves the calling thread to SCHED_IDLE (it inherited the daemon's SCHED_FIFO): 0, or -1 with
 /// errno set.
 int keyhold_make_thread_idle(void);
+
+/// malloc_trim(0): returns the free memory of every malloc arena (a worker thread's too) to the
+/// system.
+static inline void keyhold_malloc_trim(void) { malloc_trim(0); }
 
 /// A non-blocking, close-on-exec eventfd (a worker thread's "done" to the event loop), or -1.
 int keyhold_eventfd(void);
