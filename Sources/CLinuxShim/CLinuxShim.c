@@ -47,7 +47,9 @@ int keyhold_lazy_open(struct keyhold_lazy_library *library) {
     pthread_mutex_lock(&lazy_lock);
     if (!library->tried) {
         library->tried = 1;
-        library->handle = dlopen(library->soname, RTLD_NOW | RTLD_LOCAL);
+        // RTLD_LAZY: a function of the library (or of the libraries it needs) is bound when
+        // first called, not all of them while it opens.
+        library->handle = dlopen(library->soname, RTLD_LAZY | RTLD_LOCAL);
     }
     int open = library->handle != NULL;
     pthread_mutex_unlock(&lazy_lock);

@@ -1,4 +1,5 @@
 import Glibc
+import KeyholdKit
 @testable import KeyholdLinux
 import XCTest
 
@@ -35,6 +36,21 @@ final class EventLoopTests: XCTestCase {
         try loop.run { batches += 1 }
         XCTAssertEqual(seen, ["writable", "readable"], "writable once, then only input")
         XCTAssertEqual(batches, 2)
+    }
+
+    /// The daemon queues the rest of its start before the loop runs: it runs in the first turn,
+    /// though no descriptor is ready (here: none until a timer 2 s away).
+    func testWorkQueuedBeforeRunDoesNotWaitForAnEvent() throws {
+        let loop = try EventLoop()
+        let timer = try DeadlineTimer()
+        timer.arm(at: MonotonicClock.now() + 2_000)
+        var order: [String] = []
+        try loop.watch(timer.fd) { order.append("timer"); loop.stop() }
+        loop.afterBatch { order.append("queued before run"); loop.stop() }
+        var batches = 0
+        try loop.run { batches += 1 }
+        XCTAssertEqual(order, ["queued before run"], "ran before any event")
+        XCTAssertEqual(batches, 1)
     }
 
     func testWorkQueuedForTheEndOfABatchRunsAfterTheBatchHookOnce() throws {

@@ -12,7 +12,7 @@ struct keyhold_lazy_library {
 
 #define KEYHOLD_LAZY_LIBRARY(SONAME) { SONAME, 0, 0 }
 
-/// Opens the library if not yet tried (dlopen, RTLD_NOW | RTLD_LOCAL): 1 when it is open.
+/// Opens the library if not yet tried (dlopen, RTLD_LAZY | RTLD_LOCAL): 1 when it is open.
 int keyhold_lazy_open(struct keyhold_lazy_library *library);
 
 /// `name` in the library, opening it first; NULL without the library or the symbol.

@@ -93,7 +93,8 @@ public final class EventLoop: FileWatcher {
     }
 
     /// Runs `work` once, after the current batch of ready descriptors (and after the batch hook
-    /// `run` was given): a flush that can wait until the keys are written.
+    /// `run` was given): a flush that can wait until the keys are written. Queued before `run`,
+    /// it runs in the first turn, after what is ready then, without waiting for an event.
     public func afterBatch(_ work: @escaping () -> Void) { deferred.append(work) }
 
     /// Makes `run` return after the current batch.
@@ -108,7 +109,9 @@ public final class EventLoop: FileWatcher {
         var ready = [UInt32](repeating: 0, count: capacity)
         deferred.reserveCapacity(8)
         while !stopped {
-            let n = keyhold_epoll_wait(epfd, &tokens, &ready, Int32(capacity), -1)
+            // Work queued before `run` (the rest of a start) waits for nothing; after it has
+            // run, `deferred` is empty here and the loop sleeps until an event.
+            let n = keyhold_epoll_wait(epfd, &tokens, &ready, Int32(capacity), deferred.isEmpty ? -1 : 0)
             if n < 0 {
                 if errno == EINTR { continue }
                 throw SystemError("epoll_wait", errno)
