@@ -8,7 +8,8 @@ import KeyholdLinux
 /// commits what it picks (CSessionIBus: the panel extension; no engine is switched, so the
 /// user's engine, its composition and the layout stay exactly as they were). The keymap is the
 /// current GNOME input source's (GNOME tells a client without a window nothing of a switch),
-/// elsewhere the seat's.
+/// elsewhere the seat's. The seat is the display connection: Wayland's (GNOME's default) or the X
+/// server's (GNOME on X11), which also says which window has the focus and sees clicks.
 ///
 /// Order: what comes after a character waits for the acknowledgement, sent once ibus-daemon has
 /// passed the commit on, so it cannot overtake. The keys before it take another way in: GNOME
@@ -23,15 +24,16 @@ import KeyholdLinux
 /// (1 s). Text the daemon types goes whole (`commitsText`), so none of it takes the other way.
 final class IBusTypist: SessionTypist {
     let backend = "ibus"
-    /// The Wayland seat: the connection's fd, the seat's keymap where GNOME's settings do not say.
-    private let seat: WaylandTypist
+    /// The display connection (a WaylandTypist without its virtual keyboard, or an X11Typist that
+    /// types nothing): its fd, its round trips, the seat's keymap where GNOME's settings do not say.
+    private let seat: SessionTypist
     private let gnomeSources: Bool
     /// The keymap of the GNOME input source last read.
     private let sourceKeymap = NamedKeymap()
     private var refusals = CommitRefusals()
 
-    init() throws(WaylandTypist.OpenError) {
-        seat = try WaylandTypist(virtualKeyboard: false)
+    init(seat: SessionTypist) {
+        self.seat = seat
         gnomeSources = khg_open() == 1
         switch khi_open() {
         case 1: break
@@ -41,6 +43,13 @@ final class IBusTypist: SessionTypist {
     }
 
     deinit { khi_close() }
+
+    /// Whether an ibus-daemon answers now: connects as `init` does, and lets go if not.
+    static var isRunning: Bool {
+        if khi_open() == 1 { return true }
+        khi_close()
+        return false
+    }
 
     var fd: Int32 { seat.fd }
 
@@ -92,10 +101,10 @@ final class IBusTypist: SessionTypist {
     static let settleMilliseconds: Int32 = 20
 
     var temporaryKeycodes: [Int] { [] }
-    func takeClicks() -> Int { 0 }
-    func takeFocusChanges() -> Int { Int(khi_take_focus_changes()) }
-    /// GNOME tells a Wayland client nothing of other windows.
-    func focusedWindow() -> FocusedWindow? { nil }
+    func takeClicks() -> Int { seat.takeClicks() }
+    func takeFocusChanges() -> Int { Int(khi_take_focus_changes()) + seat.takeFocusChanges() }
+    /// The X server says; GNOME tells a Wayland client nothing of other windows.
+    func focusedWindow() -> FocusedWindow? { seat.focusedWindow() }
 
     /// What IBus says of the focused input context: none at all (IBus's fake context: a game, a
     /// file list), a password, a terminal or text; nil while IBus is not reachable.

@@ -72,10 +72,14 @@ do {
                 limitation = "KWin did not start keyhold-session as its input method (another one, fcitx5 or none, is selected), so characters go through IBus where it runs, else through the daemon's ctrl-shift-u, which Qt programs ignore: select Keyhold in System Settings > Keyboard > Virtual Keyboard"
                 Log.notice(limitation!)
             }
-            typist = try IBusTypist()
+            typist = IBusTypist(seat: try WaylandTypist(virtualKeyboard: false))
         }
     } else if environment("DISPLAY") != nil {
-        typist = try X11Typist()
+        // GNOME on X11 runs IBus as on Wayland, and its programs take text through it; XTest
+        // would type there too, but the picker would be an overlay of ours and accents would
+        // race the keys IBus holds back. Elsewhere IBus is the way where it runs at the start.
+        let gnome = environment("XDG_CURRENT_DESKTOP")?.split(separator: ":").contains("GNOME") == true
+        typist = gnome || IBusTypist.isRunning ? IBusTypist(seat: try X11Typist()) : try X11Typist()
     } else {
         Log.notice("no graphical session (neither WAYLAND_DISPLAY nor DISPLAY is set)")
         exit(0)
