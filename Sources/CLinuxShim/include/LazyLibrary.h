@@ -32,11 +32,17 @@ void *keyhold_lazy_symbol(struct keyhold_lazy_library *library, const char *name
         return f ARGS;                                                                  \
     }
 
-// The same for a function that returns nothing.
+// The same for a function that returns nothing (also looked up once).
 #define KEYHOLD_FORWARD_VOID(LIBRARY, NAME, PARAMS, ARGS)                               \
     void NAME PARAMS {                                                                  \
-        void (*f) PARAMS = (void (*) PARAMS)keyhold_lazy_symbol(&(LIBRARY), #NAME);     \
-        if (f) f ARGS;                                                                  \
+        static void (*function) PARAMS;                                                 \
+        void (*f) PARAMS = __atomic_load_n(&function, __ATOMIC_ACQUIRE);                \
+        if (!f) {                                                                       \
+            f = (void (*) PARAMS)keyhold_lazy_symbol(&(LIBRARY), #NAME);                \
+            if (!f) return;                                                             \
+            __atomic_store_n(&function, f, __ATOMIC_RELEASE);                           \
+        }                                                                               \
+        f ARGS;                                                                         \
     }
 
 #endif

@@ -25,16 +25,15 @@ final class KeymapCheck {
     private let done: (Outcome) -> Void
 
     /// Starts compiling `names` to compare with `builtIn`; `done` runs on the loop's thread.
-    /// Nil when no thread or eventfd can be had (the caller keeps the built-in tables).
+    /// Nil when no thread or eventfd can be had (the caller keeps the built-in tables). Once
+    /// every property is set, a nil return still runs `deinit`, which lets go of the eventfd and
+    /// its watch: the failures below leave that to it rather than closing the fd twice.
     init?(names: XKBNames, builtIn: XKBLayout.Tables, watcher: FileWatcher, done: @escaping (Outcome) -> Void) {
         fd = keyhold_eventfd()
         guard fd >= 0 else { return nil }
         self.done = done
         self.watcher = watcher
-        guard let token = try? watcher.watch(fd, handler: { [unowned self] in finish() }) else {
-            close(fd)
-            return nil
-        }
+        guard let token = try? watcher.watch(fd, handler: { [unowned self] in finish() }) else { return nil }
         self.token = token
         let box = self.box, fd = self.fd
         thread = WorkerThread(name: "keyhold-keymap", idle: true) {
@@ -47,11 +46,7 @@ final class KeymapCheck {
             var one: UInt64 = 1
             _ = write(fd, &one, 8)
         }
-        if thread == nil {
-            watcher.unwatch(token)
-            close(fd)
-            return nil
-        }
+        if thread == nil { return nil }
     }
 
     /// Waits for the thread (at exit, or when the check is dropped).
