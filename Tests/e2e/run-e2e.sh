@@ -351,7 +351,7 @@ EOF
   check "grab: source grabbed once the key is up" wait_log 10 "grabbed ${SRC_DEV[kb]} \"$SRC_NAME\""
   check "grab: the held key reached the VT directly, once (not stuck, not doubled)" vt_expect x
   check "layout: the system's us, compiled after the start off the input thread, types as the built-in tables" \
-    wait_log 10 "keymap for us model pc10[45] (from .*) types as the built-in tables"
+    wait_log 30 "keymap for us model pc10[45] (from .*) types as the built-in tables"
   check "keyhold grabs the source (events flow to the virtual keyboard)" wait_flowing kb "$KH_DEV" 15
   check "the PS/2 keyboard is grabbed" wait_log 5 "grabbed .* \"$PS2_NAME\""
   out=$("$KEYHOLD" devices --config "$CFG" 2>&1)
