@@ -122,6 +122,10 @@ guest() {
   check "console app started on VT 2" vt_start
   snapshot "$E2E_OUT/files-before.txt"
   acls > "$E2E_OUT/acl-before.txt"
+  # Its binaries' packed relocations need glibc 2.36: the package says so (a system with less
+  # would refuse it instead of installing a daemon that cannot start).
+  check "the package needs libc6 (>= 2.36), as its binaries' packed relocations do" \
+    eval 'dpkg-deb -f "$PKG_NEW" Depends | grep -q "libc6 (>= 2.36)"'
   check "no keyhold user, group or package before" eval '! getent passwd keyhold && ! getent group keyhold && ! dpkg-query -W keyhold'
 
   # ---- install on a machine that never had Keyhold
