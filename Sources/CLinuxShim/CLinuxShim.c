@@ -65,6 +65,14 @@ int keyhold_make_thread_idle(void) {
     return sched_setscheduler(0, SCHED_IDLE, &param);   // 0: the calling thread
 }
 
+int keyhold_reset_realtime_on_fork(void) {
+    int policy = sched_getscheduler(0);
+    if (policy != SCHED_FIFO && policy != SCHED_RR) return 0;
+    struct sched_param param;
+    if (sched_getparam(0, &param) != 0) return -1;
+    return sched_setscheduler(0, policy | SCHED_RESET_ON_FORK, &param);
+}
+
 int keyhold_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
 
 // ---- evdev force feedback (linux/input.h is included here only: the libevdev module brings

@@ -114,6 +114,11 @@ int keyhold_name_thread(const char *name);
 /// errno set.
 int keyhold_make_thread_idle(void);
 
+/// When the calling thread runs SCHED_FIFO or SCHED_RR, keeps it so with SCHED_RESET_ON_FORK set:
+/// threads it creates afterwards start as ordinary ones. 0 (also when it is not real-time), or -1
+/// with errno set.
+int keyhold_reset_realtime_on_fork(void);
+
 /// malloc_trim(0): returns the free memory of every malloc arena (a worker thread's too) to the
 /// system.
 static inline void keyhold_malloc_trim(void) { malloc_trim(0); }

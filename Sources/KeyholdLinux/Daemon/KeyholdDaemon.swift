@@ -1,3 +1,4 @@
+import CLinuxShim
 import Glibc
 import KeyholdKit
 
@@ -99,6 +100,11 @@ public final class KeyholdDaemon {
     public init(configuration: KeyholdConfiguration, reload: Reloader? = nil) throws(DaemonError) {
         self.configuration = configuration
         self.reloader = reload
+        // Only the input path runs at the real-time priority the service (or chrt) gives: the
+        // threads made later (sound, keymap check) start as ordinary ones, so no key waits for
+        // them on a busy or one-CPU machine. The service asks the same of systemd
+        // (CPUSchedulingResetOnFork=), as its system call filter refuses this call.
+        _ = keyhold_reset_realtime_on_fork()
         do {
             signals = try SignalReader(signals: [SIGTERM, SIGINT, SIGHUP])
             loop = try EventLoop()

@@ -16,9 +16,9 @@ final class WorkerThread {
     }
 
     /// Starts `body` on a new thread named `name` (at most 15 characters show); nil if the
-    /// system refuses a thread. A thread inherits the daemon's real-time priority; an `idle` one
-    /// asks for SCHED_IDLE, to run only when nothing else wants the CPU (keyhold.service's
-    /// system call filter refuses it: there it keeps the daemon's priority).
+    /// system refuses a thread. A thread starts as an ordinary one (the daemon's real-time
+    /// priority is reset for the threads it makes); an `idle` one asks for SCHED_IDLE, to run
+    /// only when nothing else wants the CPU (keyhold.service's system call filter refuses it).
     init?(name: String, idle: Bool = false, _ body: @escaping () -> Void) {
         let context = Unmanaged.passRetained(Body(name: name, idle: idle, body)).toOpaque()
         let rc = pthread_create(&thread, nil, { raw in
