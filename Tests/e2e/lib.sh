@@ -58,6 +58,8 @@ wait_until() {
     sleep 0.05
   done
 }
+# thread_id PID NAME: the id of PID's thread named NAME (its comm), empty when it has none
+thread_id() { grep -lx "$2" /proc/"$1"/task/*/comm 2> /dev/null | head -1 | cut -d/ -f5; }
 # wait_exit PID SEC: wait for a background job; returns its status, 124 on timeout (job killed)
 wait_exit() {
   if wait_until "$2" eval "! kill -0 $1"; then wait "$1"; return $?; fi

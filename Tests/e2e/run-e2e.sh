@@ -279,7 +279,7 @@ benchmark() {
   check "bench: keyhold running for the latency rounds" kill -0 "${pid:-none}"
   check "bench: keyhold runs SCHED_FIFO $prio" eval "chrt -p $pid | grep -q 'policy: SCHED_FIFO' && chrt -p $pid | grep -q 'priority: $prio\$'"
   # chrt gave the daemon no SCHED_RESET_ON_FORK: it sets it itself, so its sound thread is ordinary
-  local audio_tid; audio_tid=$(grep -lx keyhold-audio /proc/"$pid"/task/*/comm 2> /dev/null | head -1 | cut -d/ -f5)
+  local audio_tid; audio_tid=$(thread_id "$pid" keyhold-audio)
   check "bench: its sound thread runs SCHED_OTHER ($(chrt -p "${audio_tid:-0}" 2>&1 | tr '\n' ' '))" \
     eval '[ -n "$audio_tid" ] && chrt -p "$audio_tid" | grep -q "policy: SCHED_OTHER"'
   local fw=$E2E_WORK/bench-fw.us hl=$E2E_WORK/bench-hl.us pt=$E2E_WORK/bench-pt.us cpu0 cpu1 r

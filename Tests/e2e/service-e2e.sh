@@ -153,7 +153,7 @@ guest() {
   check "main process runs SCHED_FIFO 49 ($(chrt -p "$pid" 2>&1 | tr '\n' ' '))" \
     eval 'chrt -p "$pid" | grep -q "SCHED_FIFO" && chrt -p "$pid" | grep -q "priority: 49"'
   # CPUSchedulingResetOnFork=: the sound thread starts as an ordinary one, so no key waits for it
-  local audio_tid; audio_tid=$(grep -lx keyhold-audio /proc/"$pid"/task/*/comm 2> /dev/null | head -1 | cut -d/ -f5)
+  local audio_tid; audio_tid=$(thread_id "$pid" keyhold-audio)
   check "its sound thread runs SCHED_OTHER, the main thread SCHED_FIFO with SCHED_RESET_ON_FORK ($(chrt -p "${audio_tid:-0}" 2>&1 | tr '\n' ' '))" \
     eval '[ -n "$audio_tid" ] && chrt -p "$audio_tid" | grep -q "policy: SCHED_OTHER" && chrt -p "$pid" | grep -q "SCHED_RESET_ON_FORK"'
   log "main process memory: $(grep -E '^(VmRSS|VmLck)' "/proc/$pid/status" | tr -s '\t\n' '  ')"
