@@ -1,9 +1,10 @@
 // The daemon's input path per wake-up, printed not asserted (part of `swift run -c release
 // KeyholdBenchmarks`): one read batch (key event + SYN_REPORT) through `DeviceManager`, the engine
-// the daemon builds (controller, XKB us layout, feedback deferred until after the write) and the
-// `OutputQueue`, then the daemon's end of batch. Only the system calls are left out (the kernel's
-// share is what the guest benchmark in run-e2e measures); `KEYHOLD_BENCH_PATH_ONLY=1` runs this
-// part alone, e.g. under `valgrind --tool=callgrind` to count instructions per key.
+// the daemon builds (controller, XKB us layout, feedback deferred until after the write, observed
+// by a control socket with no monitor) and the `OutputQueue`, then the daemon's end of batch.
+// Only the system calls are left out (the kernel's share is what the guest benchmark in run-e2e
+// measures); `KEYHOLD_BENCH_PATH_ONLY=1` runs this part alone, e.g. under `valgrind
+// --tool=callgrind` to count instructions per key.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -79,6 +80,12 @@ func runDaemonPathBenchmark() {
     controller.services.hapticEngine = deferred
     let engine = controller.start()
     engine.defersFeedback = true
+    // The daemon's control socket observes every engine it builds (`keyhold monitor`, the picker).
+    let loop = try? EventLoop()
+    let socketPath = "/tmp/keyhold-bench-\(getpid()).sock"
+    let control = loop.flatMap { try? ControlServer(path: socketPath, group: nil, loop: $0, handler: nil) }
+    defer { control?.shutdown(); unlink(socketPath) }
+    if let control { engine.addObserver(control) } else { print("daemon path: no control socket; measured without its observer") }
 
     final class Forward: DeviceManagerDelegate {
         let engine: KeyholdEngine

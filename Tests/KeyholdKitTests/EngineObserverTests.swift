@@ -43,6 +43,30 @@ final class EngineObserverTests: XCTestCase {
         XCTAssertEqual(simulator.application.text, "ab")
     }
 
+    /// An observer that wants no keys (the control socket with no `keyhold monitor`) gets the
+    /// callouts only, and no key builds an entry for it; once it wants them it gets every one.
+    func testAnObserverOfCalloutsOnlyGetsKeysWhenItAsks() throws {
+        final class CalloutWatcher: EngineObserver {
+            var entries: [TraceEntry] = []
+            var recordsKeys = false
+            func record(_ entry: TraceEntry) { entries.append(entry) }
+        }
+        let simulator = Simulator(recordsTrace: false)
+        let watcher = CalloutWatcher()
+        simulator.engine.addObserver(watcher)
+        try simulator.run("d:x u:x d:e t:600 u:e t:50 d:2 t:30 u:2")
+        XCTAssertEqual(simulator.application.text, "xé")
+        XCTAssertEqual(watcher.entries.map(\.description), ["500ms callout open e 1è 2é 3ê 4ë 5ē 6ė 7ę", "650ms callout move 2 é",
+                                                             "650ms callout close é"])
+        watcher.recordsKeys = true
+        simulator.engine.observersChanged()
+        try simulator.run("d:a u:a")
+        XCTAssertEqual(watcher.entries.count, 3 + 4, "in and forward, for the press and the release")
+        simulator.recordsTrace = true
+        try simulator.run("d:b u:b")
+        XCTAssertEqual(simulator.trace.count, 4 + 2, "the simulator's own, with the two keys it typed")
+    }
+
     func testObserversAreHeldWeakly() throws {
         let simulator = Simulator()
         weak var gone: Collector?

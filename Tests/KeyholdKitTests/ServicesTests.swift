@@ -145,6 +145,34 @@ final class ServicesTests: XCTestCase {
         XCTAssertEqual(log.asked.last, "press character(\"y\")", "not deferred: asked at once")
     }
 
+    /// With feedback deferred and no observer recording keys (the daemon with no `keyhold
+    /// monitor`), a character the standard handler types goes out before the engine records
+    /// its route and long press: the same text, feedback and gestures as the engine that runs
+    /// the press as any other gesture (a trace recorded), through shift, rollover, long presses,
+    /// picks, double taps and Caps Lock.
+    func testTypingFirstOnPressChangesNothing() {
+        let script = "d:leftshift d:e u:e u:leftshift d:e t:600 u:e d:2 u:2 d:a d:s u:a u:s d:o t:100 u:o d:o t:100 u:o "
+            + "d:capslock u:capslock d:u t:700 d:right u:right u:u d:enter u:enter d:capslock u:capslock d:e t:80 d:n u:e u:n"
+        var outcomes: [(text: String, asked: [String], open: Bool)] = []
+        for recorded in [true, false] {
+            let s = Simulator(recordsTrace: recorded)
+            let log = FeedbackLog()
+            s.engine.services.feedbackHandler = log
+            s.engine.defersFeedback = true
+            for step in script.split(separator: " ") {
+                s.run(try! SimulationScript(String(step)))
+                s.engine.playDeferredFeedback()
+            }
+            XCTAssertEqual(s.trace.isEmpty, !recorded)
+            outcomes.append((s.application.text, log.asked, s.engine.services.calloutContext.isOpen))
+        }
+        XCTAssertEqual(outcomes[0].text, "EéasooÛen", "Enter picks û's capital, the first candidate Right moved to")
+        XCTAssertEqual(outcomes[1].text, outcomes[0].text)
+        XCTAssertEqual(outcomes[1].asked, outcomes[0].asked, "the same feedback, in the same order")
+        XCTAssertTrue(outcomes[0].asked.contains("longPress character(\"e\")"))
+        XCTAssertFalse(outcomes[1].open)
+    }
+
     final class ShoutingController: StandardKeyboardController {
         override func insertText(_ text: String) { super.insertText(text.uppercased()) }
     }

@@ -437,6 +437,38 @@ final class ControlServerTests: XCTestCase {
         XCTAssertLessThan(p(0.99), 0.002, "99% of publish calls take under 2 ms")
     }
 
+    /// The engine builds every key's trace entries only while a `keyhold monitor` watches: the
+    /// server says when that changes, as the first monitor connects and the last one goes.
+    func testKeysAreRecordedOnlyWhileAMonitorWatches() throws {
+        let loop = try LoopThread()
+        defer { loop.stop() }
+        let handler = FakeHandler()
+        final class Changes: @unchecked Sendable { var count = 0 }
+        let changes = Changes()
+        let server = try loop.sync { () throws -> ControlServer in
+            let s = try ControlServer(path: self.path, group: nil, loop: loop.loop, handler: handler)
+            s.onRecordsKeysChanged = { changes.count += 1 }
+            return s
+        }
+        defer { loop.sync { server.shutdown() } }
+        XCTAssertFalse(loop.sync { server.recordsKeys })
+        var first: ControlClient? = try ControlClient(path: path)
+        XCTAssertEqual(try first?.request(.monitor(content: false))["content"], .bool(false))
+        XCTAssertTrue(loop.sync { server.recordsKeys })
+        XCTAssertEqual(loop.sync { changes.count }, 1)
+        var second: ControlClient? = try ControlClient(path: path)
+        _ = try second?.request(.monitor(content: true))
+        XCTAssertEqual(loop.sync { changes.count }, 1, "a second monitor changes nothing")
+        first = nil
+        XCTAssertTrue(waitUntil(5) { loop.sync { server.monitor.count } == 1 })
+        XCTAssertTrue(loop.sync { server.recordsKeys })
+        second = nil
+        XCTAssertTrue(waitUntil(5) { loop.sync { server.monitor.count } == 0 })
+        XCTAssertFalse(loop.sync { server.recordsKeys })
+        XCTAssertEqual(loop.sync { changes.count }, 2)
+        XCTAssertNil(first ?? second)
+    }
+
     func testStaleSocketIsReplacedButLiveSocketAndOtherFilesAreNot() throws {
         let loop = try LoopThread()
         defer { loop.stop() }

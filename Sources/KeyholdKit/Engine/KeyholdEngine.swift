@@ -14,7 +14,8 @@ public final class KeyholdEngine {
     /// Whoever watches the trace (the simulator, `keyhold monitor`, the picker's companion, a
     /// library user's own), any number side by side. Weak: each owns or outlives the engine.
     private var observers: [WeakEngineObserver] = []
-    /// Whether anyone observes: without, a key builds no trace entry and loads no reference.
+    /// Whether an observer records keys (`EngineObserver.recordsKeys`): without, a key builds no
+    /// trace entry and loads no reference. Callouts reach every observer.
     private var isObserved = false
     /// Called when Backspace+Escape+Enter are held together; the daemon exits.
     public var onPanic: (() -> Void)?
@@ -69,12 +70,22 @@ public final class KeyholdEngine {
         self.recognizer = GestureRecognizer(settings: configuration.gestures)
         self.calloutsEnabled = configuration.callouts.enabled
         self.calloutTimeoutMicroseconds = configuration.callouts.timeoutMilliseconds * 1000
-        services.calloutContext.observers.append { [weak self] event in
-            guard let self else { return }
+        services.calloutContext.observers.append { [weak reach] event in
+            guard let self = reach?.engine else { return }
             self.calloutTouched = self.now
-            self.observe(.callout(event, self.now))
+            if !self.observers.isEmpty { self.publish(.callout(event, self.now)) }
         }
     }
+
+    /// What the callout context's observer reaches the engine through, so that the engine itself
+    /// is never referenced weakly: an object referenced weakly gets a side table, and every retain
+    /// and release of it then takes the runtime's slow path (about 95 instructions instead of 18,
+    /// several times on every key).
+    private final class Reach {
+        unowned let engine: KeyholdEngine
+        init(_ engine: KeyholdEngine) { self.engine = engine }
+    }
+    private lazy var reach = Reach(self)
 
     /// Builds standard services for a configuration, typing onto `output`.
     public convenience init(configuration: KeyholdConfiguration = KeyholdConfiguration(), output: KeyEventOutput,
@@ -129,15 +140,21 @@ public final class KeyholdEngine {
     public func addObserver(_ observer: EngineObserver) {
         guard !observers.contains(where: { $0.observer === observer }) else { return }
         observers.append(WeakEngineObserver(observer: observer))
-        isObserved = true
+        observersChanged()
     }
 
     public func removeObserver(_ observer: EngineObserver) {
         observers.removeAll { $0.observer === observer || $0.observer == nil }
-        isObserved = !observers.isEmpty
+        observersChanged()
     }
 
-    /// Tells the observers, if there are any (without, a key builds no entry).
+    /// Asks the observers again whether they record keys; call it when an answer changed (the
+    /// control socket's, when the first `keyhold monitor` connects or the last one goes).
+    public func observersChanged() {
+        isObserved = observers.contains { $0.observer?.recordsKeys == true }
+    }
+
+    /// Tells the observers, if one records keys (without, a key builds no entry).
     @inline(__always) private func observe(_ entry: @autoclosure () -> TraceEntry) {
         if isObserved { publish(entry()) }
     }
@@ -194,7 +211,11 @@ public final class KeyholdEngine {
             // `action` is a character this very provider has callouts for (`defaultAction`): the
             // standard handler types it on press and opens its callout on a long press (so it
             // does not repeat), as asking it would say.
-            press(key, action, longPress: true, repeats: false)
+            if defersFeedback && !isObserved, case .character(let text) = action {
+                typeOnPress(key, text, action, standard)
+            } else {
+                press(key, action, longPress: true, repeats: false)
+            }
             return
         }
         // A key whose press, release and long press the handler can do nothing with is left as
@@ -253,6 +274,23 @@ public final class KeyholdEngine {
             routes[Int(key.rawValue)] = .consumed
             return true
         }
+    }
+
+    /// What `press` and `run(.press)` do for a character the standard handler types on press,
+    /// with no observer to tell and feedback deferred, in the order that gets it out soonest:
+    /// typed first, then the key's route and long press recorded (the typing never reads them).
+    /// A letter with callouts is most of what anyone types: this takes about 230 of the 6,800
+    /// instructions of its tap (`scripts/callgrind-keys`), most of them before the write.
+    private func typeOnPress(_ key: KeyCode, _ text: String, _ action: KeyboardAction, _ standard: StandardKeyboardActionHandler) {
+        let context = services.keyboardContext
+        context.currentKey = key
+        standard.keyboardController.insertText(text)
+        context.currentKey = nil
+        pendingFeedback.append(.handled(standard, .press, action))
+        let i = Int(key.rawValue)
+        routes[i] = .handled
+        actions[i] = action
+        recognizer.press(key, at: now, longPress: true, repeats: false)
     }
 
     /// A handled key went down: its gestures are timed from now, and its press runs.

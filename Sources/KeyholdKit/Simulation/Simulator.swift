@@ -3,7 +3,12 @@ public final class Simulator: EngineObserver {
     public let application: SimulatedApplication
     public let engine: KeyholdEngine
     public private(set) var trace: [TraceEntry] = []
-    public var recordsTrace: Bool
+    /// Without, the engine runs as the daemon's does with no `keyhold monitor`: no key builds
+    /// a trace entry (`EngineObserver.recordsKeys`).
+    public var recordsTrace: Bool {
+        didSet { engine.observersChanged() }
+    }
+    public var recordsKeys: Bool { recordsTrace }
     /// The controller whose services the engine runs, when made from one.
     public private(set) var controller: KeyboardInputViewController?
 

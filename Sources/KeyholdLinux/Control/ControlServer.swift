@@ -25,8 +25,10 @@ public final class ControlServer: EngineObserver {
     public static let maximumConnectionsPerUser = 8
 
     public let path: String
-    /// The handler that runs the commands; usually the daemon (not retained).
-    public weak var handler: ControlHandler?
+    /// The handler that runs the commands; usually the daemon, which owns the server and so
+    /// outlives it (not retained; not weak either, as the daemon is on every key's path and a
+    /// weakly referenced object's retains and releases take the runtime's slow path).
+    public unowned var handler: ControlHandler?
     /// Shown by `keyhold status`.
     public var version: String?
     /// Bytes a client may have waiting to be sent before it is disconnected as too slow.
@@ -461,6 +463,12 @@ public final class ControlServer: EngineObserver {
     var isListening: Bool { listenFD >= 0 }
 
     // MARK: - The engine's trace
+
+    /// `EngineObserver`: every key's entries only while a `keyhold monitor` watches (the
+    /// companion in front takes the callouts, which come either way).
+    public var recordsKeys: Bool { monitor.count > 0 }
+    /// Called when `recordsKeys` changes: the daemon tells its engine (`observersChanged()`).
+    public var onRecordsKeysChanged: (() -> Void)?
 
     /// `EngineObserver`: callouts go to the companion in front, everything to the monitors.
     public func record(_ entry: TraceEntry) { publish(entry) }

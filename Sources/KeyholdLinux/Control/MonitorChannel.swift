@@ -5,7 +5,10 @@ import KeyholdKit
 /// monitors it is encoded once (with and without key content) and copied into each one's
 /// bounded buffer, and the bytes go out after the loop batch, once its keys are written.
 public final class MonitorChannel {
-    public private(set) var count = 0
+    public private(set) var count = 0 {
+        // The engine builds every key's entries only while a monitor watches them.
+        didSet { if (count == 0) != (oldValue == 0) { server.onRecordsKeysChanged?() } }
+    }
     private unowned let server: ControlServer
     private var monitors: [ControlConnection] = []
     private var contentLine = JSONWriter(capacity: 512)

@@ -12,6 +12,7 @@ extension KeyholdDaemon {
             do {
                 control = try ControlServer(path: controlPath, loop: loop, handler: self)
                 control?.version = version
+                control?.onRecordsKeysChanged = { [unowned self] in self.engine?.observersChanged() }
                 if let control { engine.addObserver(control) }
             } catch {
                 Log.warning("control socket disabled: \(error)")

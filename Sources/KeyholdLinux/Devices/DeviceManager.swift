@@ -18,7 +18,10 @@ public protocol DeviceManagerDelegate: AnyObject {
 /// Everything it touches is behind a seam (`DeviceSource`, `HotplugSource`, `FileWatcher`,
 /// `TimeSource`), so unit tests drive it with exact fakes on a host without input devices.
 public final class DeviceManager {
-    public weak var delegate: DeviceManagerDelegate?
+    /// Its owner, which must outlive it (the daemon owns its manager). Not weak: an object
+    /// referenced weakly gets a side table, and each of its retains and releases then takes the
+    /// runtime's slow path, twice for every key event that goes through here.
+    public unowned var delegate: DeviceManagerDelegate?
     public var settings: KeyholdConfiguration.DeviceSettings
     /// The virtual keyboard's own node: never opened.
     public var ownNode: String?
