@@ -68,6 +68,30 @@ final class EventLoopTests: XCTestCase {
         XCTAssertEqual(order, ["handler", "batch end", "deferred"])
     }
 
+    /// Work queued by queued work waits for the next turn, and what is ready by then goes first:
+    /// a key pressed while the daemon's start runs one step waits for that step only.
+    func testWorkQueuedByQueuedWorkRunsAfterTheInputReadyMeanwhile() throws {
+        let loop = try EventLoop()
+        var order: [String] = []
+        try loop.watch(pair[0]) {
+            var byte: UInt8 = 0
+            _ = read(self.pair[0], &byte, 1)
+            order.append("key")
+        }
+        loop.afterBatch {
+            order.append("step 1")
+            XCTAssertEqual(send(self.pair[1], "x", 1, 0), 1)   // a key pressed during step 1
+            loop.afterBatch {
+                order.append("step 2")
+                loop.afterBatch { order.append("step 3"); loop.stop() }
+            }
+        }
+        var batches = 0
+        try loop.run { batches += 1 }
+        XCTAssertEqual(order, ["step 1", "key", "step 2", "step 3"])
+        XCTAssertEqual(batches, 3, "one turn per step, none waiting for an event")
+    }
+
     func testAnUnwatchedTokenFindsNothingEvenWhenItsSlotIsReused() throws {
         let loop = try EventLoop()
         var fired: [String] = []

@@ -5,9 +5,19 @@ import KeyholdKit
 // and suspend.
 
 extension KeyholdDaemon {
-    /// Starts what the desktop needs, once the keyboards are grabbed: the watcher of where the
-    /// keystrokes go, the control socket (the session companion connects there), suspend handling.
-    func startSessionServices() {
+    /// What the desktop needs, started once the keyboards are grabbed, one step per loop turn
+    /// (`run()`): the control socket (the session companion connects there), the watcher of where
+    /// the keystrokes go, suspend handling.
+    var sessionStartSteps: [() -> Void] {
+        [{ [unowned self] in startControlSocket() },
+         { [unowned self] in startOutputTargetWatcher() },
+         { [unowned self] in
+             sleepMonitor = SleepMonitor.start(loop: loop) { [unowned self] goingToSleep in self.systemSleep(goingToSleep) }
+             StartupTimeline.mark("session")
+         }]
+    }
+
+    private func startControlSocket() {
         if let controlPath {
             do {
                 control = try ControlServer(path: controlPath, loop: loop, handler: self)
@@ -19,6 +29,9 @@ extension KeyholdDaemon {
             }
         }
         StartupTimeline.mark("control socket")
+    }
+
+    private func startOutputTargetWatcher() {
         let watcher = OutputTargetWatcher(loop: loop)
         watcher.start()
         watcher.onChange = { [unowned self] _ in self.applyOutputTarget() }
@@ -33,7 +46,6 @@ extension KeyholdDaemon {
         }
         applyOutputTarget()
         StartupTimeline.mark("output target")
-        sleepMonitor = SleepMonitor.start(loop: loop) { [unowned self] goingToSleep in self.systemSleep(goingToSleep) }
     }
 
     /// Sends a sound to the companion in front; false when there is none.

@@ -94,7 +94,9 @@ public final class EventLoop: FileWatcher {
 
     /// Runs `work` once, after the current batch of ready descriptors (and after the batch hook
     /// `run` was given): a flush that can wait until the keys are written. Queued before `run`,
-    /// it runs in the first turn, after what is ready then, without waiting for an event.
+    /// it runs in the first turn, after what is ready then, without waiting for an event. Queued
+    /// by such work, it runs in the next turn, after what is ready by then: a start made of
+    /// steps lets a key pressed during one through before the next.
     public func afterBatch(_ work: @escaping () -> Void) { deferred.append(work) }
 
     /// Makes `run` return after the current batch.
@@ -130,16 +132,15 @@ public final class EventLoop: FileWatcher {
             batchEnd()
             runDeferred()
         }
-        runDeferred()
+        while !deferred.isEmpty { runDeferred() }
     }
 
+    /// Runs the work queued so far; what it queues waits for the next turn.
     private func runDeferred() {
-        var i = 0
-        while i < deferred.count {   // work may queue more work
-            deferred[i]()
-            i += 1
-        }
-        deferred.removeAll(keepingCapacity: true)
+        let count = deferred.count
+        guard count > 0 else { return }
+        for i in 0..<count { deferred[i]() }
+        deferred.removeFirst(count)
     }
 
     private func slot(of token: Token) -> Int? {
