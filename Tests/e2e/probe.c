@@ -406,7 +406,7 @@ static int cmd_record(int argc, char **argv) {
 static int cmd_flood_verify(int argc, char **argv) {
     if (argc < 1) die("usage: probe flood-verify N [-s] < RECORD");
     long n = atol(argv[0]); int strict = argc > 1 && !strcmp(argv[1], "-s");
-    long next = 0, got = 0, bad = 0, drops = 0; char line[256];
+    long next = 0, got = 0, bad = 0, drops = 0, gaps = 0; char line[256], missing[256] = "";
     while (fgets(line, sizeof line, stdin)) {
         if (line[0] == '#') continue;
         if (strstr(line, "dropped")) { drops++; continue; }
@@ -417,10 +417,15 @@ static int cmd_flood_verify(int argc, char **argv) {
         long j = next; int c, v;
         for (; j < n; j++) { flood_event(j, &c, &v); if (c == code && v == value) break; }
         if (j >= n) { bad++; continue; }     // not found ahead: out of order or unexpected
+        if (j > next && gaps++ < 4)          // where the first gaps are, for a failure to say
+            snprintf(missing + strlen(missing), sizeof missing - strlen(missing), " %ld-%ld (before %.6f)", next, j - 1, ts);
         next = j + 1;
     }
+    if (next < n && gaps++ < 4) snprintf(missing + strlen(missing), sizeof missing - strlen(missing), " %ld-%ld (at the end)", next, n - 1);
     int ok = bad == 0 && (!strict || got == n);
-    printf("flood: sent %ld received %ld out-of-order %ld syn-dropped %ld %s\n", n, got, bad, drops, ok ? "ok" : "FAIL");
+    printf("flood: sent %ld received %ld out-of-order %ld syn-dropped %ld %s", n, got, bad, drops, ok ? "ok" : "FAIL");
+    if (strict && got < n && missing[0]) printf("; missing events (index in the sequence sent):%s", missing);
+    printf("\n");
     return ok ? 0 : 1;
 }
 

@@ -223,7 +223,10 @@ soak() {
     record_start soak "$KH_DEV" -n "$per" -t 600
     cat "$E2E_WORK/soak.cmds" >&"${SRC_FD[kb]}"
     wait "${REC_PID[soak]}"
-    out=$("$PROBE" flood-verify "$per" -s < "${REC_FILE[soak]}") || { bad=$((bad + 1)); log "soak segment $i: $out"; }
+    if ! out=$("$PROBE" flood-verify "$per" -s < "${REC_FILE[soak]}"); then
+      bad=$((bad + 1)); log "soak segment $i: $out"
+      cp "${REC_FILE[soak]}" "$E2E_OUT/soak-segment-$i.rec"   # which events, and when, for the diagnosis
+    fi
     src_send kb "d e" "t 600" "u e" "t 50" "d KEY_2" "u KEY_2" \
       "d KEY_CAPSLOCK" "t 30" "d KEY_C" "t 40" "u KEY_C" "t 20" "u KEY_CAPSLOCK" "t 20" "d KEY_CAPSLOCK" "t 80" "u KEY_CAPSLOCK" \
       "d KEY_RIGHTALT" "d KEY_J" "u KEY_J" "u KEY_RIGHTALT"
