@@ -15,6 +15,7 @@
 # Devices:  find_dev NAME [-x DEV] [-t SEC]; keystate_is DEV "held: none" [SEC]
 #           record_start ID DEV [opts] / record_wait ID SEC -> file ${REC_FILE[ID]}
 #           wait_flowing SRC_ID DST_DEV [SEC]: taps a key on the source until it shows on DST
+#           wait_quiet DEV [SEC]: until half a second passes with no key event on DEV
 # Passthrough (interception-tools): passthrough_start ID SRC_DEV / passthrough_stop ID
 # Keyhold:  keyhold_start CONFIG [args] -> $KH_PID, $KH_DEV; keyhold_stop [SEC]
 # udev:     udev_start (systemd-udevd + a trigger of input/misc: hotplug events, ID_INPUT_*)
@@ -167,6 +168,18 @@ wait_flowing() {
     src_send "$id" "d $key" "u $key"; sleep 0.2
   done
   record_wait "$rid" 2 && grep -q " $key 1\$" "${REC_FILE[$rid]}"
+}
+
+# wait_quiet DEV [SEC]: returns once half a second passes with no key event on DEV, at most SEC
+# (default 10) seconds: what a paced output queue still held (wait_flowing's later taps, queued
+# behind a backlog) has come out, and is not recorded by the next test
+wait_quiet() {
+  local dev=$1 end=$(( $(now_us) + ${2:-10} * 1000000 )) f=$E2E_WORK/quiet.rec
+  while [ "$(now_us)" -lt "$end" ]; do
+    "$PROBE" record "$dev" -t 0.5 > "$f" 2> /dev/null
+    grep -qv '^#' "$f" || return 0
+  done
+  return 1
 }
 
 # ---- interception-tools passthrough: the reference grab-and-re-emit program ----

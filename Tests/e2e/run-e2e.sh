@@ -549,6 +549,8 @@ EOF
   check "flood: keyhold still running" kill -0 "$KH_PID"
   # the paced tail of what got through (250 transitions a second) goes out first
   check "flood: typing works afterwards" wait_flowing kb "$KH_DEV" 30
+  # the taps sent while the backlog drained follow the first one out: the soak must not record them
+  check "flood: the output is quiet again" wait_quiet "$KH_DEV" 10
 
   # ---- soak: a day of typing, shortened ------------------------------------------------------
   soak "$CFG"
