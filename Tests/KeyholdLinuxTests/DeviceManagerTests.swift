@@ -129,6 +129,38 @@ final class DeviceManagerTests: XCTestCase {
         XCTAssertEqual(manager.keysHeld, [])
     }
 
+    func testEveryDropReachesTheLogEvenWhenNoLaterOneComes() {
+        let kb = source.add("/dev/input/event3")
+        start()
+        let first = loggedLines {
+            clock.time = at(2_000_000)
+            kb.queue(.dropped, .resynced)
+            watcher.fire(kb.fd)
+            // Two more within 10 s: counted, not logged yet.
+            clock.time = at(3_000_000)
+            kb.queue(.dropped, .resynced, .dropped, .resynced)
+            watcher.fire(kb.fd)
+        }
+        XCTAssertEqual(first.filter { $0.contains("SYN_DROPPED") },
+                       ["<4>keyhold: /dev/input/event3: the kernel dropped events (SYN_DROPPED, 1 time(s)); resyncing"])
+        XCTAssertEqual(manager.nextDeadline, at(12_000_000), "the count is due 10 s after the line before")
+        // No drop follows: the count still reaches the log when its 10 s are up.
+        let later = loggedLines {
+            passTime(to: 11_999_999)
+            passTime(to: 12_000_000)
+        }
+        XCTAssertEqual(later, ["<4>keyhold: /dev/input/event3: the kernel dropped events (SYN_DROPPED, 2 time(s) in the last 10 s); resynced"])
+        XCTAssertNil(manager.nextDeadline)
+        // A count still open when the keyboard goes is logged with it.
+        let atClose = loggedLines {
+            clock.time = at(13_000_000)
+            kb.queue(.dropped, .resynced)
+            watcher.fire(kb.fd)
+            manager.hotplugged(.removed("/dev/input/event3"))
+        }
+        XCTAssertEqual(atClose.first, "<4>keyhold: /dev/input/event3: the kernel dropped events (SYN_DROPPED, 1 time(s) in the last 10 s); resynced")
+    }
+
     func testResyncMakesHeldKeysMatchTheDevice() {
         let kb = source.add("/dev/input/event3")
         start()

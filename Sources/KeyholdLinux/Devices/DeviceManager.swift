@@ -50,7 +50,9 @@ public final class DeviceManager {
         /// reached only Keyhold, so their releases must be sent back to everyone else.
         var abandonedGrab: Range<Timestamp>?
         var announcedWaiting = false
-        /// SYN_DROPPED warnings are rate-limited: one line, then a count every 10 s at most.
+        /// SYN_DROPPED warnings are rate-limited: one line, then a count every 10 s at most. A
+        /// count still unreported when the 10 s are up is logged then (`advance(to:)`), so a
+        /// drop is never left out of the log because no later one came.
         var lastDropLog: Timestamp?
         var dropsSinceLog = 0
         /// Closed: a read its watch still delivers is ignored.
@@ -60,6 +62,9 @@ public final class DeviceManager {
     private var devices: [String: ManagedDevice] = [:]
     /// Nodes that appeared but could not be opened yet (udev may still be applying permissions).
     private var pendingOpens: [String: (attempts: Int, due: Timestamp)] = [:]
+    /// When the earliest unreported SYN_DROPPED count is due in the log; nil: none waits.
+    private var dropReportDue: Timestamp?
+    static let dropLogIntervalMilliseconds = 10_000
     static let openRetryMilliseconds = 100, openRetryAttempts = 30
     /// How many grabbed devices hold each key.
     private var heldCount = PerKeyCode<UInt8>(repeating: 0)
@@ -89,8 +94,12 @@ public final class DeviceManager {
     /// The keys held on grabbed keyboards, as passed on.
     public var keysHeld: [KeyCode] { (1..<KeyCode.count).filter { heldCount[$0] > 0 }.map { KeyCode(UInt16($0)) } }
 
-    /// When a node that could not be opened is tried again; nil: nothing waits.
-    public var nextDeadline: Timestamp? { pendingOpens.values.map(\.due).min() }
+    /// When a node that could not be opened is tried again or a SYN_DROPPED count is due in the
+    /// log; nil: nothing waits.
+    public var nextDeadline: Timestamp? {
+        guard let retry = pendingOpens.values.map(\.due).min() else { return dropReportDue }
+        return dropReportDue.map { min($0, retry) } ?? retry
+    }
 
     // MARK: - Starting and stopping
 
@@ -153,10 +162,11 @@ public final class DeviceManager {
         }
     }
 
-    /// Retries the nodes whose retry is due.
+    /// Retries the nodes whose retry is due and logs the SYN_DROPPED counts that are.
     public func advance(to now: Timestamp) {
         let due = pendingOpens.filter { $0.value.due <= now }.map(\.key).sorted()
         for node in due { open(node, retry: true) }
+        if let reportDue = dropReportDue, reportDue <= now { reportDrops(at: now) }
     }
 
     public func hotplugged(_ change: HotplugChange) {
@@ -272,11 +282,11 @@ public final class DeviceManager {
             case .dropped:
                 let now = clock.now()
                 managed.dropsSinceLog += 1
-                if managed.lastDropLog.map({ now - $0 >= 10_000 }) ?? true {
-                    Log.warning("\(managed.device.path): the kernel dropped events (SYN_DROPPED, \(managed.dropsSinceLog) time(s)"
-                                + "\(managed.lastDropLog == nil ? "" : " in the last 10 s")); resyncing")
-                    managed.lastDropLog = now
-                    managed.dropsSinceLog = 0
+                if let last = managed.lastDropLog, now - last < Double(Self.dropLogIntervalMilliseconds) {
+                    let due = last.adding(microseconds: Self.dropLogIntervalMilliseconds * 1000)
+                    dropReportDue = dropReportDue.map { min($0, due) } ?? due
+                } else {
+                    logDrops(managed, at: now, resyncing: true)
                 }
             case .resynced:
                 if managed.grabbedAt != nil { reconcile(managed) }
@@ -289,6 +299,24 @@ public final class DeviceManager {
             close(managed.device.path, why: "removed")
         case .failed(let code):
             close(managed.device.path, why: "read error: \(errorString(code))")
+        }
+    }
+
+    /// One warning line with the drops counted since the last (the first: "1 time(s)").
+    private func logDrops(_ managed: ManagedDevice, at now: Timestamp, resyncing: Bool) {
+        Log.warning("\(managed.device.path): the kernel dropped events (SYN_DROPPED, \(managed.dropsSinceLog) time(s)"
+                    + "\(managed.lastDropLog == nil ? "" : " in the last 10 s")); \(resyncing ? "resyncing" : "resynced")")
+        managed.lastDropLog = now
+        managed.dropsSinceLog = 0
+    }
+
+    /// Logs the counts whose 10 s are up; arms the next for the counts still within theirs.
+    private func reportDrops(at now: Timestamp) {
+        dropReportDue = nil
+        for managed in devices.values.sorted(by: { $0.device.path < $1.device.path }) where managed.dropsSinceLog > 0 {
+            guard let last = managed.lastDropLog else { continue }
+            let due = last.adding(microseconds: Self.dropLogIntervalMilliseconds * 1000)
+            if due <= now { logDrops(managed, at: now, resyncing: false) } else { dropReportDue = dropReportDue.map { min($0, due) } ?? due }
         }
     }
 
@@ -328,6 +356,7 @@ public final class DeviceManager {
         guard let managed = devices.removeValue(forKey: path) else { return }
         managed.closed = true
         watcher.unwatch(managed.token)
+        if managed.dropsSinceLog > 0 { logDrops(managed, at: clock.now(), resyncing: false) }
         var released: [KeyCode] = []
         for down in managed.keysDown.downKeys {
             let i = Int(down.rawValue)
