@@ -1,4 +1,4 @@
-import KeyholdKit
+@testable import KeyholdKit
 import KeyholdTestSupport
 import XCTest
 
@@ -134,5 +134,17 @@ final class CalloutMemoTests: XCTestCase {
         XCTAssertEqual(provider.calloutActions(for: .character("X")), [], "and is not again")
         provider.keyboardContext = KeyboardContext(locales: ["zz"])
         XCTAssertEqual(provider.calloutActions(for: .character("X")), [.character("X̂")], "another context")
+    }
+
+    /// A key whose character is whitespace is no letter (no callouts, no character feedback):
+    /// the ASCII shortcut answers as `isWhitespace` does, for every ASCII character and CR LF.
+    func testTheASCIIWhitespaceShortcutAgreesWithUnicode() {
+        for value in UInt8(0)...0x7f {
+            let character = Character(Unicode.Scalar(value))
+            XCTAssertEqual(character.isWhitespaceFastASCII, character.isWhitespace, "U+\(String(value, radix: 16))")
+        }
+        for character: Character in ["\r\n", "\u{a0}", "\u{2003}", "é", "\u{85}"] {
+            XCTAssertEqual(character.isWhitespaceFastASCII, character.isWhitespace, "\(character.unicodeScalars.map(\.value))")
+        }
     }
 }
