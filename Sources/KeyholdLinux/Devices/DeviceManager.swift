@@ -97,7 +97,8 @@ public final class DeviceManager {
     /// When a node that could not be opened is tried again or a SYN_DROPPED count is due in the
     /// log; nil: nothing waits.
     public var nextDeadline: Timestamp? {
-        guard let retry = pendingOpens.values.map(\.due).min() else { return dropReportDue }
+        // (asked after every batch: an empty dictionary is not mapped)
+        guard !pendingOpens.isEmpty, let retry = pendingOpens.values.map(\.due).min() else { return dropReportDue }
         return dropReportDue.map { min($0, retry) } ?? retry
     }
 
