@@ -55,6 +55,8 @@ public final class DeviceManager {
         /// drop is never left out of the log because no later one came.
         var lastDropLog: Timestamp?
         var dropsSinceLog = 0
+        /// When the next line may be logged: 10 s after the last.
+        var nextDropLog: Timestamp? { lastDropLog?.adding(microseconds: DeviceManager.dropLogIntervalMilliseconds * 1000) }
         /// Closed: a read its watch still delivers is ignored.
         var closed = false
         init(_ device: any KeyboardDevice) { self.device = device }
@@ -63,7 +65,7 @@ public final class DeviceManager {
     /// Nodes that appeared but could not be opened yet (udev may still be applying permissions).
     private var pendingOpens: [String: (attempts: Int, due: Timestamp)] = [:]
     /// When the earliest unreported SYN_DROPPED count is due in the log; nil: none waits.
-    private var dropReportDue: Timestamp?
+    private var dropLogDue: Timestamp?
     static let dropLogIntervalMilliseconds = 10_000
     static let openRetryMilliseconds = 100, openRetryAttempts = 30
     /// How many grabbed devices hold each key.
@@ -98,8 +100,8 @@ public final class DeviceManager {
     /// log; nil: nothing waits.
     public var nextDeadline: Timestamp? {
         // (asked after every batch: an empty dictionary is not mapped)
-        guard !pendingOpens.isEmpty, let retry = pendingOpens.values.map(\.due).min() else { return dropReportDue }
-        return dropReportDue.map { min($0, retry) } ?? retry
+        guard !pendingOpens.isEmpty, let retry = pendingOpens.values.map(\.due).min() else { return dropLogDue }
+        return dropLogDue.map { min($0, retry) } ?? retry
     }
 
     // MARK: - Starting and stopping
@@ -167,7 +169,7 @@ public final class DeviceManager {
     public func advance(to now: Timestamp) {
         let due = pendingOpens.filter { $0.value.due <= now }.map(\.key).sorted()
         for node in due { open(node, retry: true) }
-        if let reportDue = dropReportDue, reportDue <= now { reportDrops(at: now) }
+        if let due = dropLogDue, due <= now { logDueDropCounts(at: now) }
     }
 
     public func hotplugged(_ change: HotplugChange) {
@@ -283,12 +285,7 @@ public final class DeviceManager {
             case .dropped:
                 let now = clock.now()
                 managed.dropsSinceLog += 1
-                if let last = managed.lastDropLog, now - last < Double(Self.dropLogIntervalMilliseconds) {
-                    let due = last.adding(microseconds: Self.dropLogIntervalMilliseconds * 1000)
-                    dropReportDue = dropReportDue.map { min($0, due) } ?? due
-                } else {
-                    logDrops(managed, at: now, resyncing: true)
-                }
+                if let due = managed.nextDropLog, now < due { scheduleDropLog(at: due) } else { logDrops(managed, at: now, resyncing: true) }
             case .resynced:
                 if managed.grabbedAt != nil { reconcile(managed) }
             }
@@ -312,13 +309,17 @@ public final class DeviceManager {
     }
 
     /// Logs the counts whose 10 s are up; arms the next for the counts still within theirs.
-    private func reportDrops(at now: Timestamp) {
-        dropReportDue = nil
+    private func logDueDropCounts(at now: Timestamp) {
+        dropLogDue = nil
         for managed in devices.values.sorted(by: { $0.device.path < $1.device.path }) where managed.dropsSinceLog > 0 {
-            guard let last = managed.lastDropLog else { continue }
-            let due = last.adding(microseconds: Self.dropLogIntervalMilliseconds * 1000)
-            if due <= now { logDrops(managed, at: now, resyncing: false) } else { dropReportDue = dropReportDue.map { min($0, due) } ?? due }
+            guard let due = managed.nextDropLog else { continue }
+            if due <= now { logDrops(managed, at: now, resyncing: false) } else { scheduleDropLog(at: due) }
         }
+    }
+
+    /// A count waits to be logged at `due`: the timer wakes for the earliest.
+    private func scheduleDropLog(at due: Timestamp) {
+        dropLogDue = dropLogDue.map { min($0, due) } ?? due
     }
 
     private func key(_ managed: ManagedDevice, code: UInt16, value: Int32, time: Timestamp) {
