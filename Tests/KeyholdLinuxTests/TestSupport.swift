@@ -76,16 +76,14 @@ func loggedLines(_ body: () -> Void) -> [String] {
     var template = Array("/tmp/keyhold-test-log.XXXXXX".utf8CString)
     let file = mkstemp(&template)
     precondition(file >= 0, "mkstemp failed")
-    unlink(&template)
+    let path = String(cString: template)
+    defer { unlink(path) }
     let saved = dup(STDERR_FILENO)
     dup2(file, STDERR_FILENO)
     body()
     dup2(saved, STDERR_FILENO)
     close(saved)
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    lseek(file, 0, SEEK_SET)
-    while case let n = read(file, &chunk, chunk.count), n > 0 { bytes += chunk[0..<n] }
     close(file)
-    return String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+    let text = (try? readWholeTextFile(path)) ?? ""
+    return text.split(separator: "\n").map(String.init)
 }

@@ -303,7 +303,7 @@ public final class DeviceManager {
     /// One warning line with the drops counted since the last (the first: "1 time(s)").
     private func logDrops(_ managed: ManagedDevice, at now: Timestamp, resyncing: Bool) {
         Log.warning("\(managed.device.path): the kernel dropped events (SYN_DROPPED, \(managed.dropsSinceLog) time(s)"
-                    + "\(managed.lastDropLog == nil ? "" : " in the last 10 s")); \(resyncing ? "resyncing" : "resynced")")
+                    + "\(managed.lastDropLog == nil ? "" : " in the last \(Self.dropLogIntervalMilliseconds / 1000) s")); \(resyncing ? "resyncing" : "resynced")")
         managed.lastDropLog = now
         managed.dropsSinceLog = 0
     }
