@@ -112,10 +112,7 @@ func runDaemonPathBenchmark() {
         output.drain()
         engine.playDeferredFeedback()
         deferred.flush()
-        var deadline = engine.nextDeadline
-        if let paced = output.nextDeadline { deadline = deadline.map { min($0, paced) } ?? paced }
-        if let retry = devices.nextDeadline { deadline = deadline.map { min($0, retry) } ?? retry }
-        if let deadline, deadline <= clock.time { engine.advance(to: deadline) }
+        if let deadline = Timestamp.earliest(.earliest(engine.nextDeadline, output.nextDeadline), devices.nextDeadline), deadline <= clock.time { engine.advance(to: deadline) }
     }
 
     print("daemon path: one wake-up (read batch -> DeviceManager -> engine -> OutputQueue -> end of batch), no system calls")

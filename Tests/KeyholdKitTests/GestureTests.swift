@@ -64,6 +64,15 @@ final class GestureTests: XCTestCase {
         XCTAssertNil(s.engine.nextDeadline, "an idle engine needs no timer")
     }
 
+    func testEarliestOfTwoDeadlinesIgnoresAnAbsentOne() {
+        let early = Timestamp.milliseconds(5), late = Timestamp.milliseconds(9)
+        XCTAssertNil(Timestamp.earliest(nil, nil))
+        XCTAssertEqual(Timestamp.earliest(nil, late), late)
+        XCTAssertEqual(Timestamp.earliest(late, nil), late)
+        XCTAssertEqual(Timestamp.earliest(early, late), early)
+        XCTAssertEqual(Timestamp.earliest(late, early), early)
+    }
+
     func testPausedEngineForwardsEverything() {
         let s = Simulator()
         s.engine.isPaused = true

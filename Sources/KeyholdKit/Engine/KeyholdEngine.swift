@@ -109,8 +109,7 @@ public final class KeyholdEngine {
 
     /// When the daemon's timer must next call `advance(to:)`.
     public var nextDeadline: Timestamp? {
-        guard let callout = calloutDeadline else { return recognizer.nextDeadline }
-        return recognizer.nextDeadline.map { min($0, callout) } ?? callout
+        .earliest(recognizer.nextDeadline, calloutDeadline)
     }
 
     /// Fires every gesture due at or before `time`, and closes a callout left alone too long.

@@ -9,6 +9,12 @@ public struct Timestamp: Comparable, Hashable, Sendable, CustomStringConvertible
     public static func < (a: Timestamp, b: Timestamp) -> Bool { a.microseconds < b.microseconds }
     public static func + (t: Timestamp, ms: Int) -> Timestamp { Timestamp(microseconds: t.microseconds + Int64(ms) * 1000) }
     public func adding(microseconds us: Int) -> Timestamp { Timestamp(microseconds: microseconds + Int64(us)) }
+    /// The earlier of two deadlines, either of which may be absent (nil: nothing waits).
+    @inline(__always) public static func earliest(_ a: Timestamp?, _ b: Timestamp?) -> Timestamp? {
+        guard let a else { return b }
+        guard let b else { return a }
+        return Swift.min(a, b)
+    }
     /// Milliseconds from `b` to `a`.
     public static func - (a: Timestamp, b: Timestamp) -> Double { Double(a.microseconds - b.microseconds) / 1000 }
     public var description: String {

@@ -294,10 +294,7 @@ public final class KeyholdDaemon {
         virtualKeyboard.flush()
         engine.playDeferredFeedback()
         factory.deferred.flush()
-        var deadline = engine.nextDeadline
-        if let paced = outputQueue.nextDeadline { deadline = deadline.map { min($0, paced) } ?? paced }
-        if let retry = devices.nextDeadline { deadline = deadline.map { min($0, retry) } ?? retry }
-        timer.arm(at: deadline)
+        timer.arm(at: .earliest(.earliest(engine.nextDeadline, outputQueue.nextDeadline), devices.nextDeadline))
     }
 
     private func timerFired() {

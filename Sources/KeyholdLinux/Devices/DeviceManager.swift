@@ -100,8 +100,8 @@ public final class DeviceManager {
     /// log; nil: nothing waits.
     public var nextDeadline: Timestamp? {
         // (asked after every batch: an empty dictionary is not mapped)
-        guard !pendingOpens.isEmpty, let retry = pendingOpens.values.map(\.due).min() else { return dropLogDue }
-        return dropLogDue.map { min($0, retry) } ?? retry
+        guard !pendingOpens.isEmpty else { return dropLogDue }
+        return .earliest(dropLogDue, pendingOpens.values.map(\.due).min())
     }
 
     // MARK: - Starting and stopping
@@ -319,7 +319,7 @@ public final class DeviceManager {
 
     /// A count waits to be logged at `due`: the timer wakes for the earliest.
     private func scheduleDropLog(at due: Timestamp) {
-        dropLogDue = dropLogDue.map { min($0, due) } ?? due
+        dropLogDue = .earliest(dropLogDue, due)
     }
 
     private func key(_ managed: ManagedDevice, code: UInt16, value: Int32, time: Timestamp) {
