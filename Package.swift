@@ -127,8 +127,9 @@ let package = Package(
         // makes (CSystemd forwards only the daemon's), so the tests link libsystemd itself.
         .testTarget(name: "KeyholdLinuxTests", dependencies: ["KeyholdLinux", "KeyholdKit", "KeyholdTestSupport"],
                     linkerSettings: [.linkedLibrary("systemd")]),
-        // keyhold-session's parts that need no display: the Wayland virtual keyboard's keymap.
-        .testTarget(name: "KeyholdSessionTests", dependencies: ["CSessionWayland", "CXKBCommon"]),
+        // keyhold-session's parts that need no display: the Wayland virtual keyboard's keymap, which
+        // key events the IBus backend counts.
+        .testTarget(name: "KeyholdSessionTests", dependencies: ["CSessionWayland", "CXKBCommon", "CSessionIBus"]),
         // The engine cases of Tests/Fixtures/simulate, each run as `keyhold simulate` runs it, and
         // the README's simulate examples checked against them.
         .testTarget(name: "SimulationFixtureTests", dependencies: ["KeyholdKit", "KeyholdLinux"]),

@@ -28,10 +28,41 @@ static IBusLookupTable *shown_table;
 enum { MAX_PENDING = 256 };
 static GMutex keys_lock;
 static GCond keys_passed_cond;
-static struct { gchar *sender; guint32 serial; } pending[MAX_PENDING];
+// `counts`: a key transition, not a repeat (khi_count_key_event).
+static struct { gchar *sender; guint32 serial; gboolean counts; } pending[MAX_PENDING];
 static guint64 keys_passed;
 static guint filter_id;
 static gchar *own_name;
+
+// The keys IBus has seen go down and not up. The desktop repeats a held key through the input
+// method too (mutter's text input hands it every autorepeat: meta_wayland_text_input_handle_event
+// in GNOME 43, _update later), presses that are none of the daemon's writes: counted, they let
+// the next character go before the keys written ahead of it (a held key, then a pick: the é
+// could go in before the Backspace that erases the e). Cleared when the focus moves: a key
+// released while no text input has the focus goes past IBus. Guarded by keys_lock.
+enum { KEY_BITS = 1024 };
+static guint8 keys_down[KEY_BITS / 8];
+
+int khi_count_key_event(uint32_t keycode, int released) {
+    if (keycode >= KEY_BITS) return 1;
+    guint8 bit = (guint8)(1u << (keycode % 8));
+    guint8 *byte = &keys_down[keycode / 8];
+    if (released) { *byte &= (guint8)~bit; return 1; }
+    if (*byte & bit) return 0;   // already down: a repeat
+    *byte |= bit;
+    return 1;
+}
+
+void khi_forget_keys_down(void) { memset(keys_down, 0, sizeof keys_down); }   // under keys_lock
+
+// Whether a ProcessKeyEvent (keyval, keycode, state) is a transition; a malformed one counts.
+static gboolean counts_key_call(GDBusMessage *message) {
+    GVariant *body = g_dbus_message_get_body(message);
+    if (!body || !g_variant_is_of_type(body, G_VARIANT_TYPE("(uuu)"))) return TRUE;
+    guint32 keyval, keycode, state;
+    g_variant_get(body, "(uuu)", &keyval, &keycode, &state);
+    return khi_count_key_event(keycode, (state & IBUS_RELEASE_MASK) != 0);
+}
 
 static GDBusMessage *key_filter(GDBusConnection *c, GDBusMessage *message, gboolean incoming, gpointer data) {
     (void)c; (void)data;
@@ -50,6 +81,7 @@ static GDBusMessage *key_filter(GDBusConnection *c, GDBusMessage *message, gbool
         }
         pending[slot].sender = g_strdup(g_dbus_message_get_sender(message));
         pending[slot].serial = g_dbus_message_get_serial(message);
+        pending[slot].counts = counts_key_call(message);
         g_mutex_unlock(&keys_lock);
         g_object_unref(message);
         return NULL;
@@ -63,8 +95,10 @@ static GDBusMessage *key_filter(GDBusConnection *c, GDBusMessage *message, gbool
         for (int i = 0; i < MAX_PENDING; i++) {
             if (!destination || !pending[i].sender || pending[i].serial != serial || strcmp(pending[i].sender, destination) != 0) continue;
             g_clear_pointer(&pending[i].sender, g_free);
-            keys_passed++;
-            g_cond_broadcast(&keys_passed_cond);
+            if (pending[i].counts) {
+                keys_passed++;
+                g_cond_broadcast(&keys_passed_cond);
+            }
             break;
         }
         g_mutex_unlock(&keys_lock);
@@ -105,9 +139,17 @@ static gboolean is_real_context(const gchar *path) {
     return path && !g_str_has_suffix(path, FAKE_CONTEXT_SUFFIX);
 }
 
+// The focus moved: no release of a key down now has to come through IBus.
+static void focus_moved(void) {
+    focus_changes++;
+    g_mutex_lock(&keys_lock);
+    khi_forget_keys_down();
+    g_mutex_unlock(&keys_lock);
+}
+
 static void focus_in(IBusPanelService *p, const gchar *path, gpointer data) {
     (void)p; (void)data;
-    if (g_strcmp0(path, focused_path) != 0) focus_changes++;
+    if (g_strcmp0(path, focused_path) != 0) focus_moved();
     g_free(focused_path);
     focused_path = g_strdup(path);
 }
@@ -118,7 +160,7 @@ static void focus_out(IBusPanelService *p, const gchar *path, gpointer data) {
     g_free(focused_path);
     focused_path = NULL;
     purpose = 0;
-    focus_changes++;
+    focus_moved();
 }
 
 static void content_type(IBusPanelService *p, guint new_purpose, guint hints, gpointer data) {
@@ -156,7 +198,7 @@ static void disconnected(IBusBus *b, gpointer data) {
     (void)b; (void)data;
     named = FALSE;
     g_clear_pointer(&focused_path, g_free);
-    focus_changes++;
+    focus_moved();
 }
 
 int khi_open(void) {

@@ -431,6 +431,15 @@ password_check() {
   pkill -u kuser -f "gtk-entry.py $pw"
   focus keyhold-gtk
 }
+# repeats_then_pick_check APP FILE: x held long enough to repeat, then a pick. GNOME Shell hands
+# every autorepeat to IBus too; the companion must not count those as keys the daemon wrote, or
+# the é goes in before the Backspace that erases the e and the Backspace erases the é.
+repeats_then_pick_check() {
+  clear "$1" "$2"; src_send kb "d x" "t 1500" "u x" "t 50" "d e" "t 600" "u e" "t 50" "d KEY_2" "u KEY_2"
+  wait_until 15 grep -qxE 'x{3,}é' "$2"
+  MATRIX+=("$(printf '%-8s %-6s %-4s %-22s %s' "$TARGET" "$1" us "x held, hold e, 2" "$(cat "$2")")")
+  check "$TARGET $1 us: x held (it repeats), then hold e, 2 -> x…xé" grep -qxE 'x{3,}é' "$2"
+}
 # session_audio: snd-aloop as the sound card. kuser's ALSA default (~/.asoundrc: hw:Loopback,0,1,
 # where a sound server's plugin would be) is the session's; the daemon's own device is
 # hw:Loopback,0,0; arecord captures both loopback ends. With the companion connected, 100 taps
@@ -927,6 +936,7 @@ gnome_phase() {
     test "$(wl ibus engine 2> /dev/null)" = "$engine_before"
   game_check "$gtk"
   password_check
+  repeats_then_pick_check gtk "$gtk"
 
   local de_before; de_before=$(log_count "the desktop's keymap is German")
   gnome_source 1

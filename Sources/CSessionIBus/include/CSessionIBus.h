@@ -34,6 +34,12 @@ void khi_reset_keys(void);
 // Waits at most `timeout_ms` until `count` keys have passed IBus since the count started: 1
 // when they have, 0 when the time ran out.
 int khi_wait_keys(uint64_t count, int timeout_ms);
+// Whether a key event IBus is asked about counts as a key that passed: a release, or a press of
+// a key not already down (a press of one down is the desktop's autorepeat); remembers which keys
+// are down. Called by the counting filter; exported for its tests.
+int khi_count_key_event(uint32_t keycode, int released);
+// Forgets which keys are down, as a change of focus does.
+void khi_forget_keys_down(void);
 // The picker as a lookup table: `count` candidates labelled 1..n, horizontal, `cursor` highlighted.
 void khi_show_table(const char *const *candidates, int count, int cursor);
 void khi_hide_table(void);
