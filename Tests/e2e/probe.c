@@ -40,6 +40,15 @@
 //                                       latency percentiles in microseconds. -p: time the presses
 //                                       only (a key typed on press arrives as down+up at once);
 //                                       -r: append every latency to FILE, one per line.
+//   probe latency-mix COUNT [-g MS] [-t SEC] PATH...
+//                                       the same for several paths at once, taking turns tap by
+//                                       tap (PATH 1 down, up, PATH 2 down, up, ...: a slow spell of
+//                                       the guest falls on every path alike), presses timed. PATH is
+//                                       "SRC_NAME|DST_NAME|CODE|FILE[|VENDOR:PRODUCT]": its source
+//                                       (hex ids, default 4b48:0001), the device its keys come out
+//                                       of, the key, and the file each latency is appended to.
+//                                       Prints "ready DEV SRC_NAME" per source as it is created,
+//                                       then "latency SRC_NAME: events ..." per path.
 //   probe first-key SRC_NAME DST_NAME CODE [-t SEC] [-o LOG] -- CMD ARG...
 //                                       create source SRC_NAME, start CMD (output to LOG), and tap
 //                                       CODE every 10 ms until it arrives on a device DST_NAME:
@@ -515,6 +524,101 @@ static int cmd_latency(int argc, char **argv) {
     return lost ? 1 : 0;
 }
 
+// ---- latency, paths taking turns ----
+struct mix_path {
+    char src_name[128], dst_name[128], file[256], srcpath[300], dstpath[300];
+    int code, src, dst;
+    struct src_opts o;
+    int64_t *lat; long n, lost, extra, drops;
+};
+static void parse_mix_path(const char *spec, struct mix_path *m) {
+    char copy[800]; snprintf(copy, sizeof copy, "%s", spec);
+    char *field[5] = {0}; int nf = 0;
+    for (char *save = NULL, *f = strtok_r(copy, "|", &save); f && nf < 5; f = strtok_r(NULL, "|", &save)) field[nf++] = f;
+    if (nf < 4) die("latency-mix: a path is SRC_NAME|DST_NAME|CODE|FILE[|VENDOR:PRODUCT], not \"%s\"", spec);
+    memset(m, 0, sizeof *m);
+    parse_src_opts(0, NULL, 0, &m->o);
+    snprintf(m->src_name, sizeof m->src_name, "%s", field[0]);
+    snprintf(m->dst_name, sizeof m->dst_name, "%s", field[1]);
+    if ((m->code = parse_code(field[2])) < 0) exit(2);
+    snprintf(m->file, sizeof m->file, "%s", field[3]);
+    if (nf == 5 && sscanf(field[4], "%x:%x", &m->o.vendor, &m->o.product) != 2) die("latency-mix: ids are VENDOR:PRODUCT in hex");
+}
+static int cmd_latency_mix(int argc, char **argv) {
+    if (argc < 2) die("usage: probe latency-mix COUNT [-g MS] [-t SEC] SRC|DST|CODE|FILE[|V:P]...");
+    enum { MAX_PATHS = 8 };
+    struct mix_path paths[MAX_PATHS]; int np = 0;
+    long count = atol(argv[0]); double gap = 5, t = 30;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-g") && i + 1 < argc) gap = atof(argv[++i]);
+        else if (!strcmp(argv[i], "-t") && i + 1 < argc) t = atof(argv[++i]);
+        else if (np == MAX_PATHS) die("latency-mix: at most %d paths", MAX_PATHS);
+        else parse_mix_path(argv[i], &paths[np++]);
+    }
+    if (np == 0 || count <= 0) die("latency-mix: no paths or no taps");
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    for (int k = 0; k < np; k++) {
+        struct mix_path *m = &paths[k];
+        m->src = src_create(m->src_name, &m->o);
+        snprintf(m->srcpath, sizeof m->srcpath, "%s", src_path);
+        printf("ready %s %s\n", m->srcpath, m->src_name);
+    }
+    // the re-emitters (started by the caller once they see "ready") grab the sources and create
+    // the destinations; paths that come out of one device share one reader
+    for (int k = 0; k < np; k++) {
+        struct mix_path *m = &paths[k];
+        if (!find_dev(m->dst_name, m->srcpath, t, m->dstpath, sizeof m->dstpath)) {
+            printf("latency-mix: no device \"%s\" after %.0f s\n", m->dst_name, t); return 1;
+        }
+        m->dst = -1;
+        for (int j = 0; j < k; j++) if (!strcmp(paths[j].dstpath, m->dstpath)) m->dst = paths[j].dst;
+        if (m->dst < 0) { m->dst = open_dev(m->dstpath, O_RDONLY | O_NONBLOCK); set_monotonic(m->dst, m->dstpath); }
+        printf("latency-mix: %s -> %s\n", m->srcpath, m->dstpath);
+    }
+    // warm up: tap each path until a tap comes through (a re-emitter may grab only after DST exists)
+    for (int k = 0; k < np; k++) {
+        struct mix_path *m = &paths[k]; int live = 0;
+        for (int64_t end = now_us() + (int64_t)(t * 1e6); !live && now_us() < end;) {
+            emit_key(m->src, m->code, 1); emit_key(m->src, m->code, 0);
+            live = await_key(m->dst, m->code, 0, 200, &m->extra, &m->drops) >= 0;
+        }
+        if (!live) { printf("latency-mix: no events arrive on %s after %.0f s\n", m->dstpath, t); return 1; }
+    }
+    for (int k = 0; k < np; k++) {
+        drain(paths[k].dst, 200 / np + 1);
+        paths[k].extra = paths[k].drops = 0;
+        if (!(paths[k].lat = calloc((size_t)count, sizeof *paths[k].lat))) die("out of memory");
+    }
+    int64_t next = now_us();
+    for (long i = 0; i < count; i++) {
+        for (int k = 0; k < np; k++) {
+            struct mix_path *m = &paths[k];
+            sleep_ms((next - now_us()) / 1000.0);
+            int64_t t0 = emit_key(m->src, m->code, 1);
+            int64_t t1 = await_key(m->dst, m->code, 1, 2000, &m->extra, &m->drops);
+            if (t1 < 0) m->lost++; else m->lat[m->n++] = t1 - t0;
+            sleep_ms((t0 + (int64_t)(gap * 1000) - now_us()) / 1000.0);
+            next = emit_key(m->src, m->code, 0) + (int64_t)(gap * 1000);
+        }
+    }
+    long lost = 0;
+    for (int k = 0; k < np; k++) {
+        struct mix_path *m = &paths[k];
+        ioctl(m->src, UI_DEV_DESTROY); close(m->src);
+        FILE *f = fopen(m->file, "a");
+        if (!f) die("%s: %s", m->file, strerror(errno));
+        for (long i = 0; i < m->n; i++) fprintf(f, "%lld\n", (long long)m->lat[i]);
+        fclose(f);
+        qsort(m->lat, (size_t)m->n, sizeof *m->lat, cmp64);
+        long n = m->n; int64_t *lat = m->lat;
+        printf("latency %s: events %ld lost %ld extra %ld syn-dropped %ld p50 %lld p90 %lld p99 %lld max %lld us\n",
+               m->src_name, n, m->lost, m->extra, m->drops, PCT(0.50), PCT(0.90), PCT(0.99), n ? (long long)lat[n - 1] : -1LL);
+        lost += m->lost;
+        free(m->lat);
+    }
+    return lost ? 1 : 0;
+}
+
 // ---- first key ----
 static int cmd_first_key(int argc, char **argv) {
     const char *usage = "usage: probe first-key SRC_NAME DST_NAME CODE [-t SEC] [-o LOG] -- CMD ARG...";
@@ -568,7 +672,7 @@ static int cmd_first_key(int argc, char **argv) {
 
 int main(int argc, char **argv) {
     if (argc < 2) {
-        fprintf(stderr, "usage: probe find|list|keystate|leds|grabbed|source|record|flood-verify|latency|first-key ... (see probe.c)\n");
+        fprintf(stderr, "usage: probe find|list|keystate|leds|grabbed|source|record|flood-verify|latency|latency-mix|first-key ... (see probe.c)\n");
         return 2;
     }
     const char *c = argv[1]; int n = argc - 2; char **a = argv + 2;
@@ -581,6 +685,7 @@ int main(int argc, char **argv) {
     if (!strcmp(c, "record")) return cmd_record(n, a);
     if (!strcmp(c, "flood-verify")) return cmd_flood_verify(n, a);
     if (!strcmp(c, "latency")) return cmd_latency(n, a);
+    if (!strcmp(c, "latency-mix")) return cmd_latency_mix(n, a);
     if (!strcmp(c, "first-key")) return cmd_first_key(n, a);
     fprintf(stderr, "probe: unknown command %s\n", c);
     return 2;

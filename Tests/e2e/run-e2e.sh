@@ -44,9 +44,9 @@
 # ExecStart options): time from exec to the first key through (three starts, each with the
 # daemon's own timeline of its start: main, arguments, configuration, layout, virtual keyboard,
 # grab, session, ready); then BENCH_ROUNDS (6) rounds of BENCH_TAPS (1,000) taps for each path,
-# the paths taking turns within a round (each round starting with the next one) so the guest's drift hits all alike: a forwarded key
-# (x) and a handled key (e, typed on press) through Keyhold, and x through interception-tools'
-# bare passthrough, press write -> kernel timestamp on the output device, p50/p99 and the ratios
+# the paths taking turns tap by tap within a round (the order turned round every other round,
+# so each path follows each of the others as often) so a slow spell of the guest hits all alike: a forwarded key (x) and a handled key (e, typed on
+# press) through Keyhold, and x through interception-tools' bare passthrough, press write -> kernel timestamp on the output device, p50/p99 and the ratios
 # to the passthrough (all taps, and each round's p50s alone, to show the drift within the run);
 # Keyhold's CPU time for its taps. The main guest prints RSS and voluntary context switches
 # over 10 idle seconds.
@@ -181,24 +181,33 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else
 
 bench() { echo "$*" | tee -a "$E2E_OUT/benchmark.txt"; }
 
-# bench_latency ID SRC_NAME DST_NAME CODE FILE: one round of BENCH_TAPS taps of CODE from a new
-# source SRC_NAME to DST_NAME, presses timed (probe latency -p), each latency appended to FILE
-bench_latency() {
-  "$PROBE" latency "$2" "$3" "$BENCH_TAPS" -c "$4" -p -r "$5" > "$E2E_WORK/$1.lat" 2>&1
-  grep -q '^latency: events' "$E2E_WORK/$1.lat" || { echo "bench $1:" >&2; cat "$E2E_WORK/$1.lat" >&2; }
-}
-# bench_passthrough ID FILE: the same through interception-tools (started on the source once it exists)
-bench_passthrough() {
-  "$PROBE" latency "Keyhold E2E Passthrough" "Keyhold E2E Passthrough" "$BENCH_TAPS" -c x -p -r "$2" \
-    > "$E2E_WORK/$1.lat" 2>&1 &
+# The benchmark's paths: a forwarded key (x) and a handled key (e) through Keyhold, and x through
+# interception-tools' passthrough; each its own source, its latencies appended to FILE.
+declare -A BENCH_SOURCE=([fw]="Keyhold E2E Forwarded" [hl]="Keyhold E2E Handled" [pt]="Keyhold E2E Passthrough")
+declare -A BENCH_KEY=([fw]=x [hl]=e [pt]=x)
+# bench_round R FILE_FW FILE_HL FILE_PT PATH...: BENCH_TAPS taps on each path, the paths taking
+# turns tap by tap in the order given (probe latency-mix: a slow spell of the guest falls on all
+# alike); interception-tools is started on its source once the probe has made it
+bench_round() {
+  local r=$1 out=$E2E_WORK/round$1.lat specs=() path dst; local -A file=([fw]=$2 [hl]=$3 [pt]=$4); shift 4
+  for path in "$@"; do
+    dst=$KH_NAME; [ "$path" = pt ] && dst=${BENCH_SOURCE[pt]}
+    specs+=("${BENCH_SOURCE[$path]}|$dst|${BENCH_KEY[$path]}|${file[$path]}")
+  done
+  "$PROBE" latency-mix "$BENCH_TAPS" "${specs[@]}" > "$out" 2>&1 &
   local lpid=$!; E2E_PIDS+=("$lpid")
-  if wait_until 10 grep -q '^ready ' "$E2E_WORK/$1.lat"; then
-    passthrough_start "$1" "$(awk '/^ready /{print $2; exit}' "$E2E_WORK/$1.lat")"
-    wait_exit "$lpid" 180
-    passthrough_stop "$1"
+  if wait_until 10 grep -q "^ready .* ${BENCH_SOURCE[pt]}\$" "$out"; then
+    passthrough_start "pt$r" "$(awk -v n="${BENCH_SOURCE[pt]}" '$1 == "ready" && substr($0, length($1 $2) + 3) == n { print $2; exit }' "$out")"
+    wait_exit "$lpid" 300
+    passthrough_stop "pt$r"
+  else
+    wait_exit "$lpid" 300
   fi
-  grep -q '^latency: events' "$E2E_WORK/$1.lat" || { echo "bench $1:" >&2; cat "$E2E_WORK/$1.lat" >&2; }
+  grep -q '^latency .*: events' "$out" || { echo "bench round $r:" >&2; cat "$out" >&2; }
 }
+declare -A BENCH_ORDER=()   # round -> the order its paths took turns in
+# bench_p50 R PATH: that path's p50 in round R
+bench_p50() { pval "$(grep "^latency ${BENCH_SOURCE[$2]}: events" "$E2E_WORK/round$1.lat")" p50; }
 # soak CFG: a day of typing, shortened: SOAK_SEGMENTS (10) segments of SOAK_EVENTS (10,000) key
 # events at keyboard rate (the flood's a..z: forwarded keys and keys with callouts, typed on
 # press), each recorded on the virtual keyboard and checked complete and in order; between
@@ -292,18 +301,17 @@ benchmark() {
   local fw=$E2E_WORK/bench-fw.us hl=$E2E_WORK/bench-hl.us pt=$E2E_WORK/bench-pt.us cpu0 cpu1 r
   : > "$fw"; : > "$hl"; : > "$pt"
   cpu0=$(cpu_ns "$pid")
-  # each round starts with the next path (forwarded, handled, passthrough, then handled first,
-  # ...): none always follows the same one, so an order effect falls on all alike
-  local order=(fw hl pt) path
+  # the paths take turns tap by tap. What ran just before a tap changes its latency in a TCG
+  # guest (measured: by 10 % and more), so the order turns round every other round (fw hl pt,
+  # then pt hl fw, ...), and each path follows each of the others as often; each round also
+  # starts with the next path
+  local forward=(fw hl pt) backward=(pt hl fw) order o
   for r in $(seq "$BENCH_ROUNDS"); do
-    for i in 0 1 2; do
-      path=${order[$(( (r - 1 + i) % 3 ))]}
-      case $path in
-        fw) bench_latency "fw$r" "Keyhold E2E Forwarded" "$KH_NAME" x "$fw" ;;
-        hl) bench_latency "hl$r" "Keyhold E2E Handled" "$KH_NAME" e "$hl" ;;
-        pt) bench_passthrough "pt$r" "$pt" ;;
-      esac
-    done
+    if (( r % 2 )); then order=("${forward[@]}"); else order=("${backward[@]}"); fi
+    o=$(( (r - 1) / 2 ))
+    BENCH_ORDER[$r]="${order[$(( o % 3 ))]} ${order[$(( (o + 1) % 3 ))]} ${order[$(( (o + 2) % 3 ))]}"
+    # shellcheck disable=SC2086   # the order's three words
+    bench_round "$r" "$fw" "$hl" "$pt" ${BENCH_ORDER[$r]}
   done
   cpu1=$(cpu_ns "$pid")
   kill -TERM "$pid" 2>/dev/null; wait_gone "$pid" 10
@@ -317,11 +325,9 @@ benchmark() {
   # each round's own ratios: how far the guest's drift moves them within this run
   local per_fw="" per_hl="" rp rf rh
   for r in $(seq "$BENCH_ROUNDS"); do
-    rp=$(pval "$(grep '^latency: events' "$E2E_WORK/pt$r.lat")" p50)
-    rf=$(pval "$(grep '^latency: events' "$E2E_WORK/fw$r.lat")" p50)
-    rh=$(pval "$(grep '^latency: events' "$E2E_WORK/hl$r.lat")" p50)
+    rp=$(bench_p50 "$r" pt); rf=$(bench_p50 "$r" fw); rh=$(bench_p50 "$r" hl)
     per_fw+=" $(ratio "$rf" "$rp")x"; per_hl+=" $(ratio "$rh" "$rp")x"
-    bench "  round $r p50: passthrough ${rp:-?} us, forwarded ${rf:-?} us, handled ${rh:-?} us"
+    bench "  round $r p50 (taps in turn: ${BENCH_ORDER[$r]}): passthrough ${rp:-?} us, forwarded ${rf:-?} us, handled ${rh:-?} us"
   done
   bench "p50 ratio to the passthrough round by round, forwarded:$per_fw; handled:$per_hl"
   local taps=$(( $(wc -l < "$fw") + $(wc -l < "$hl") ))
