@@ -45,10 +45,11 @@
 # daemon's own timeline of its start: main, arguments, configuration, layout, virtual keyboard,
 # grab, session, ready); then BENCH_ROUNDS (6) rounds of BENCH_TAPS (1,000) taps for each path,
 # the paths taking turns tap by tap within a round (the order turned round every other round,
-# so each path follows each of the others as often) so a slow spell of the guest hits all alike: a forwarded key (x) and a handled key (e, typed on
-# press) through Keyhold, and x through interception-tools' bare passthrough, press write -> kernel timestamp on the output device, p50/p99 and the ratios
-# to the passthrough (all taps, and each round's p50s alone, to show the drift within the run);
-# Keyhold's CPU time for its taps. The main guest prints RSS and voluntary context switches
+# so each path follows each of the others as often) so a slow spell of the guest hits all
+# alike: a forwarded key (x) and a handled key (e, typed on press) through Keyhold, and x
+# through interception-tools' bare passthrough, press write -> kernel timestamp on the output
+# device, p50/p99 and the ratios to the passthrough (all taps, and each round's p50s alone, to
+# show the drift within the run); Keyhold's CPU time for its taps. The main guest prints RSS and voluntary context switches
 # over 10 idle seconds.
 #
 # Results go to $E2E_RESULTS/keyhold (default <repo>/e2e-results/keyhold, git-ignored): counts,
