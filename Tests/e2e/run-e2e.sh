@@ -49,8 +49,8 @@
 # alike: a forwarded key (x) and a handled key (e, typed on press) through Keyhold, and x
 # through interception-tools' bare passthrough, press write -> kernel timestamp on the output
 # device, p50/p99 and the ratios to the passthrough (all taps, and each round's p50s alone, to
-# show the drift within the run); Keyhold's CPU time for its taps. The main guest prints RSS and voluntary context switches
-# over 10 idle seconds.
+# show the drift within the run); Keyhold's CPU time for its taps. The main guest prints RSS
+# and voluntary context switches over 10 idle seconds.
 #
 # Results go to $E2E_RESULTS/keyhold (default <repo>/e2e-results/keyhold, git-ignored): counts,
 # keyhold.log, benchmark.txt (idle), bench/ (the benchmark guest's). The last line is
