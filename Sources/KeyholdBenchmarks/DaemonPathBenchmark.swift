@@ -112,7 +112,8 @@ func runDaemonPathBenchmark() {
         output.drain()
         engine.playDeferredFeedback()
         deferred.flush()
-        if let deadline = Timestamp.earliest(.earliest(engine.nextDeadline, output.nextDeadline), devices.nextDeadline), deadline <= clock.time { engine.advance(to: deadline) }
+        let deadline = Timestamp.earliest(.earliest(engine.nextDeadline, output.nextDeadline), devices.nextDeadline)
+        if let deadline, deadline <= clock.time { engine.advance(to: deadline) }
     }
 
     print("daemon path: one wake-up (read batch -> DeviceManager -> engine -> OutputQueue -> end of batch), no system calls")

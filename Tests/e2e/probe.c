@@ -460,6 +460,29 @@ static int64_t await_key(int fd, int code, int value, int timeout_ms, long *extr
         }
     }
 }
+// taps CODE on src until a tap comes through on dst (a re-emitter may grab the source only after
+// its device exists): 1, or 0 after SEC
+static int warm_up(int src, int dst, int code, double t, long *extra, long *drops) {
+    for (int64_t end = now_us() + (int64_t)(t * 1e6); now_us() < end;) {
+        emit_key(src, code, 1); emit_key(src, code, 0);
+        if (await_key(dst, code, 0, 200, extra, drops) >= 0) return 1;
+    }
+    return 0;
+}
+// appends the n latencies to file (if any), then prints "LABEL: events ... p50 ... us"; sorts lat
+static void report_latency(const char *label, int64_t *lat, long n, long lost, long extra, long drops, const char *file) {
+    if (file) {
+        FILE *f = fopen(file, "a");
+        if (!f) die("%s: %s", file, strerror(errno));
+        for (long i = 0; i < n; i++) fprintf(f, "%lld\n", (long long)lat[i]);
+        fclose(f);
+    }
+    qsort(lat, (size_t)n, sizeof *lat, cmp64);
+#define PCT(p) (n ? (long long)lat[(long)((n - 1) * (p))] : -1LL)
+    printf("%s: events %ld lost %ld extra %ld syn-dropped %ld p50 %lld p90 %lld p99 %lld max %lld us\n",
+           label, n, lost, extra, drops, PCT(0.50), PCT(0.90), PCT(0.99), n ? (long long)lat[n - 1] : -1LL);
+#undef PCT
+}
 static void drain(int fd, int ms) {
     struct input_event e[64]; int64_t end = now_us() + ms * 1000;
     while (now_us() < end) { if (read(fd, e, sizeof e) <= 0) sleep_ms(2); }
@@ -487,13 +510,8 @@ static int cmd_latency(int argc, char **argv) {
     int fd = open_dev(dst, O_RDONLY | O_NONBLOCK);
     set_monotonic(fd, dst);
     printf("latency: %s -> %s\n", srcpath, dst);
-    // warm up: tap until a tap comes through (the re-emitter may grab the source only after DST exists)
-    long extra = 0, drops = 0; int wk = fixed >= 0 ? fixed : KEY_A, live = 0;
-    for (int64_t end = now_us() + (int64_t)(t * 1e6); !live && now_us() < end;) {
-        emit_key(src, wk, 1); emit_key(src, wk, 0);
-        live = await_key(fd, wk, 0, 200, &extra, &drops) >= 0;
-    }
-    if (!live) { printf("latency: no events arrive on %s after %.0f s\n", dst, t); return 1; }
+    long extra = 0, drops = 0;
+    if (!warm_up(src, fd, fixed >= 0 ? fixed : KEY_A, t, &extra, &drops)) { printf("latency: no events arrive on %s after %.0f s\n", dst, t); return 1; }
     drain(fd, 200);
     extra = drops = 0;
     int64_t *lat = calloc((size_t)count * 2, sizeof *lat); long n = 0, lost = 0;
@@ -510,16 +528,7 @@ static int cmd_latency(int argc, char **argv) {
         if (t1 < 0) lost++; else lat[n++] = t1 - t0;
     }
     ioctl(src, UI_DEV_DESTROY); close(src); close(fd);
-    if (raw) {
-        FILE *f = fopen(raw, "a");
-        if (!f) die("%s: %s", raw, strerror(errno));
-        for (long i = 0; i < n; i++) fprintf(f, "%lld\n", (long long)lat[i]);
-        fclose(f);
-    }
-    qsort(lat, (size_t)n, sizeof *lat, cmp64);
-#define PCT(p) (n ? (long long)lat[(long)((n - 1) * (p))] : -1LL)
-    printf("latency: events %ld lost %ld extra %ld syn-dropped %ld p50 %lld p90 %lld p99 %lld max %lld us\n",
-           n, lost, extra, drops, PCT(0.50), PCT(0.90), PCT(0.99), n ? (long long)lat[n - 1] : -1LL);
+    report_latency("latency", lat, n, lost, extra, drops, raw);
     free(lat);
     return lost ? 1 : 0;
 }
@@ -575,14 +584,9 @@ static int cmd_latency_mix(int argc, char **argv) {
         if (m->dst < 0) { m->dst = open_dev(m->dstpath, O_RDONLY | O_NONBLOCK); set_monotonic(m->dst, m->dstpath); }
         printf("latency-mix: %s -> %s\n", m->srcpath, m->dstpath);
     }
-    // warm up: tap each path until a tap comes through (a re-emitter may grab only after DST exists)
     for (int k = 0; k < np; k++) {
-        struct mix_path *m = &paths[k]; int live = 0;
-        for (int64_t end = now_us() + (int64_t)(t * 1e6); !live && now_us() < end;) {
-            emit_key(m->src, m->code, 1); emit_key(m->src, m->code, 0);
-            live = await_key(m->dst, m->code, 0, 200, &m->extra, &m->drops) >= 0;
-        }
-        if (!live) { printf("latency-mix: no events arrive on %s after %.0f s\n", m->dstpath, t); return 1; }
+        struct mix_path *m = &paths[k];
+        if (!warm_up(m->src, m->dst, m->code, t, &m->extra, &m->drops)) { printf("latency-mix: no events arrive on %s after %.0f s\n", m->dstpath, t); return 1; }
     }
     for (int k = 0; k < np; k++) {
         drain(paths[k].dst, 200 / np + 1);
@@ -605,14 +609,8 @@ static int cmd_latency_mix(int argc, char **argv) {
     for (int k = 0; k < np; k++) {
         struct mix_path *m = &paths[k];
         ioctl(m->src, UI_DEV_DESTROY); close(m->src);
-        FILE *f = fopen(m->file, "a");
-        if (!f) die("%s: %s", m->file, strerror(errno));
-        for (long i = 0; i < m->n; i++) fprintf(f, "%lld\n", (long long)m->lat[i]);
-        fclose(f);
-        qsort(m->lat, (size_t)m->n, sizeof *m->lat, cmp64);
-        long n = m->n; int64_t *lat = m->lat;
-        printf("latency %s: events %ld lost %ld extra %ld syn-dropped %ld p50 %lld p90 %lld p99 %lld max %lld us\n",
-               m->src_name, n, m->lost, m->extra, m->drops, PCT(0.50), PCT(0.90), PCT(0.99), n ? (long long)lat[n - 1] : -1LL);
+        char label[160]; snprintf(label, sizeof label, "latency %.127s", m->src_name);
+        report_latency(label, m->lat, m->n, m->lost, m->extra, m->drops, m->file);
         lost += m->lost;
         free(m->lat);
     }
