@@ -18,6 +18,18 @@
 #define OWN_KEYMAP_NAME "keyhold-session"
 enum { MAX_MAPPED = 128, FIRST_KEYCODE = 9 };
 
+// Editing keys the daemon types on its own keyboard, on their keycodes in every evdev keymap.
+// The virtual keyboard's keymap has them there too: the seat sends a program the keymap of the
+// keyboard that typed last, and GTK 3 looks a key binding up by keycode in the keymap it holds
+// when it handles the key, not the one the key came with. A BackSpace still waiting in GTK when
+// this keyboard's keymap arrived found no binding there (measured in sway: a pick left eé).
+static const struct { uint32_t keycode; const char *keysym; } kept_keys[] = {
+    {9, "Escape"}, {22, "BackSpace"}, {23, "Tab"}, {36, "Return"}, {104, "KP_Enter"},
+    {110, "Home"}, {111, "Up"}, {112, "Prior"}, {113, "Left"}, {114, "Right"}, {115, "End"},
+    {116, "Down"}, {117, "Next"}, {118, "Insert"}, {119, "Delete"},
+};
+enum { KEPT_COUNT = sizeof kept_keys / sizeof kept_keys[0] };
+
 static struct wl_display *display;
 static struct wl_registry *registry;
 static struct wl_seat *seat;
@@ -26,7 +38,7 @@ static struct zwp_virtual_keyboard_manager_v1 *manager;
 static struct zwp_virtual_keyboard_v1 *virtual_keyboard;
 static char *desktop_keymap;
 static unsigned keymap_generation, reported_generation;
-// Character i is on XKB keycode FIRST_KEYCODE + i of the virtual keyboard's keymap.
+// Character i is on XKB keycode khw_slot_keycode(i) of the virtual keyboard's keymap.
 static xkb_keysym_t mapped[MAX_MAPPED];
 static int mapped_count;
 
@@ -160,17 +172,32 @@ static const struct zwlr_foreign_toplevel_manager_v1_listener toplevels_listener
 
 // ---- the virtual keyboard's keymap
 
+static int is_kept(uint32_t keycode) {
+    for (int i = 0; i < KEPT_COUNT; i++) if (kept_keys[i].keycode == keycode) return 1;
+    return 0;
+}
+
+uint32_t khw_slot_keycode(int slot) {
+    uint32_t keycode = FIRST_KEYCODE;
+    for (int i = 0;; keycode++) {
+        if (is_kept(keycode)) continue;
+        if (i++ == slot) return keycode;
+    }
+}
+
 char *khw_keymap_for(const uint32_t *keysyms, int count) {
-    size_t cap = 512 + (size_t)count * 96, len = 0;
+    size_t cap = 1024 + (size_t)count * 96, len = 0;
     char *text = malloc(cap);
     if (!text) return NULL;
     len += snprintf(text + len, cap - len,
-                    "xkb_keymap {\nxkb_keycodes \"" OWN_KEYMAP_NAME "\" {\n  minimum = 8;\n  maximum = %d;\n",
-                    FIRST_KEYCODE + MAX_MAPPED);
-    for (int i = 0; i < count; i++) len += snprintf(text + len, cap - len, "  <K%d> = %d;\n", i, FIRST_KEYCODE + i);
+                    "xkb_keymap {\nxkb_keycodes \"" OWN_KEYMAP_NAME "\" {\n  minimum = 8;\n  maximum = %u;\n",
+                    khw_slot_keycode(MAX_MAPPED - 1));
+    for (int i = 0; i < KEPT_COUNT; i++) len += snprintf(text + len, cap - len, "  <E%d> = %u;\n", i, kept_keys[i].keycode);
+    for (int i = 0; i < count; i++) len += snprintf(text + len, cap - len, "  <K%d> = %u;\n", i, khw_slot_keycode(i));
     len += snprintf(text + len, cap - len,
                     "};\nxkb_types \"" OWN_KEYMAP_NAME "\" {\n  type \"ONE_LEVEL\" { modifiers = none; level_name[Level1] = \"Any\"; };\n};\n"
                     "xkb_compatibility \"" OWN_KEYMAP_NAME "\" { };\nxkb_symbols \"" OWN_KEYMAP_NAME "\" {\n");
+    for (int i = 0; i < KEPT_COUNT; i++) len += snprintf(text + len, cap - len, "  key <E%d> { [ %s ] };\n", i, kept_keys[i].keysym);
     for (int i = 0; i < count; i++) {
         char name[64];
         if (xkb_keysym_get_name(keysyms[i], name, sizeof name) < 0) snprintf(name, sizeof name, "0x%08x", keysyms[i]);
@@ -263,7 +290,7 @@ int khw_type(uint32_t codepoint) {
     // Always the keymap again: the compositor may have replaced it (sway applies its keyboard
     // settings to every keyboard, this one included, when they change).
     else if (upload_keymap() != 0) return -1;
-    uint32_t key = FIRST_KEYCODE + (uint32_t)slot - 8;
+    uint32_t key = khw_slot_keycode(slot) - 8;
     zwp_virtual_keyboard_v1_key(virtual_keyboard, now_ms(), key, WL_KEYBOARD_KEY_STATE_PRESSED);
     zwp_virtual_keyboard_v1_key(virtual_keyboard, now_ms(), key, WL_KEYBOARD_KEY_STATE_RELEASED);
     return 0;

@@ -29,10 +29,30 @@ final class VirtualKeyboardKeymapTests: XCTestCase {
         let state = try XCTUnwrap(xkb_state_new(keymap))
         defer { xkb_state_unref(state) }
         for (i, character) in characters.enumerated() {
-            let keycode = xkb_keycode_t(9 + i)
+            let keycode = khw_slot_keycode(Int32(i))
             XCTAssertEqual(xkb_state_key_get_utf32(state, keycode), character.value, "key \(keycode)")
         }
-        XCTAssertEqual(xkb_state_key_get_utf32(state, xkb_keycode_t(9 + characters.count)), 0, "no key beyond the characters")
+        XCTAssertEqual(xkb_state_key_get_utf32(state, khw_slot_keycode(Int32(characters.count))), 0, "no key beyond the characters")
+    }
+
+    /// A key the daemon typed that a program handles after this keyboard's keymap arrived is
+    /// read with it (GTK 3's key bindings): the editing keys mean the same in both keymaps, and
+    /// no character takes their keycodes, however many are typed.
+    func testTheEditingKeysKeepTheirKeycodes() throws {
+        let characters = (0..<128).map { Unicode.Scalar(0x100 + $0)! }
+        let keymap = try compile(try keymapText(for: characters))
+        defer { xkb_keymap_unref(keymap) }
+        let expected: [(xkb_keycode_t, UInt32)] = [(9, 0xff1b), (22, 0xff08), (23, 0xff09), (36, 0xff0d), (111, 0xff52),
+                                                   (113, 0xff51), (114, 0xff53), (116, 0xff54), (119, 0xffff)]
+        for (keycode, keysym) in expected {
+            var syms: UnsafePointer<xkb_keysym_t>?
+            XCTAssertEqual(xkb_keymap_key_get_syms_by_level(keymap, keycode, 0, 0, &syms), 1, "key \(keycode)")
+            XCTAssertEqual(syms?.pointee, keysym, "key \(keycode)")
+        }
+        let characterKeys = Set((0..<characters.count).map { khw_slot_keycode(Int32($0)) })
+        XCTAssertEqual(characterKeys.count, characters.count)
+        XCTAssertTrue(characterKeys.isDisjoint(with: expected.map(\.0)))
+        XCTAssertLessThanOrEqual(characterKeys.max()!, 255, "X programs (Xwayland) read keycodes up to 255")
     }
 
     func testTheCompiledKeymapKeepsItsName() throws {

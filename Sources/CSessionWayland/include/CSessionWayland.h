@@ -28,10 +28,13 @@ int khw_flush(void);
 int khw_sync(void);
 // The desktop's keymap as XKB text (malloc'd; the caller frees), NULL before the seat sent one.
 char *khw_keymap_text(void);
-// The virtual keyboard's keymap for these keysyms, the i-th on XKB keycode 9 + i (malloc'd).
-// Kept small (one key type, no compatibility rules): each client compiles it whenever this
-// keyboard types after another.
+// The virtual keyboard's keymap for these keysyms, the i-th on XKB keycode khw_slot_keycode(i),
+// with the editing keys (BackSpace, Delete, Return, arrows...) on their evdev keycodes
+// (malloc'd). Kept small (one key type, no compatibility rules): each client compiles it
+// whenever this keyboard types after another.
 char *khw_keymap_for(const uint32_t *keysyms, int count);
+// The XKB keycode of the virtual keyboard's i-th character: from 9 up, past the editing keys'.
+uint32_t khw_slot_keycode(int slot);
 // Whether the compositor reports the active window (zwlr_foreign_toplevel_manager_v1).
 int khw_follows_focus(void);
 // How often another window became active (or none) since the last call.
