@@ -4,6 +4,7 @@
 #include "PickerPanel.h"
 #include "input-method-unstable-v1-client-protocol.h"
 #include <string.h>
+#include <time.h>
 #include <wayland-client.h>
 
 static struct wl_registry *registry;
@@ -16,9 +17,18 @@ static struct zwp_input_method_context_v1 *context;
 static uint32_t serial;   // of the text input's last committed state: commits name it
 static int purpose = -1;
 static int focus_changes;
+// When the focused program last told KWin of its text (CLOCK_MONOTONIC µs; 0: not yet).
+static int64_t last_state_update;
+
+static void note_state_update(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    last_state_update = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
 
 static void context_surrounding_text(void *d, struct zwp_input_method_context_v1 *c, const char *t, uint32_t cursor, uint32_t anchor) {
     (void)d; (void)c; (void)t; (void)cursor; (void)anchor;
+    note_state_update();
 }
 static void context_reset(void *d, struct zwp_input_method_context_v1 *c) { (void)d; (void)c; }
 static void context_content_type(void *d, struct zwp_input_method_context_v1 *c, uint32_t hint, uint32_t p) {
@@ -30,7 +40,11 @@ static void context_content_type(void *d, struct zwp_input_method_context_v1 *c,
 static void context_invoke_action(void *d, struct zwp_input_method_context_v1 *c, uint32_t button, uint32_t index) {
     (void)d; (void)c; (void)button; (void)index;
 }
-static void context_commit_state(void *d, struct zwp_input_method_context_v1 *c, uint32_t s) { (void)d; (void)c; serial = s; }
+static void context_commit_state(void *d, struct zwp_input_method_context_v1 *c, uint32_t s) {
+    (void)d; (void)c;
+    serial = s;
+    note_state_update();
+}
 static void context_preferred_language(void *d, struct zwp_input_method_context_v1 *c, const char *l) { (void)d; (void)c; (void)l; }
 static const struct zwp_input_method_context_v1_listener context_listener = {
     context_surrounding_text, context_reset, context_content_type, context_invoke_action,
@@ -94,6 +108,8 @@ void khim_close(void) {
 
 int khim_active(void) { return context != NULL; }
 int khim_purpose(void) { return context ? purpose : -1; }
+
+int64_t khim_last_state_update(void) { return last_state_update; }
 
 int khim_take_focus_changes(void) {
     int n = focus_changes;

@@ -173,7 +173,8 @@ final class Companion {
         if message["event"]?.stringValue == "type", let id = message["id"]?.intValue, let text = message["text"]?.stringValue {
             Log.debug("type request \(id)")   // never what it is
             if followsVirtualKeyboard, let after = message["after"]?.intValue, after > 0 {
-                let waited = try typist.waitForTransitions(UInt64(after), timeoutMilliseconds: Companion.orderTimeoutMilliseconds)
+                let waited = try typist.waitForTransitions(UInt64(after), writtenAt: message["written_at"]?.intValue.map(Int64.init),
+                                                          timeoutMilliseconds: Companion.orderTimeoutMilliseconds)
                 if waited.keymapChanged { keymapMayHaveChanged = true }
                 if !waited.reached {
                     Log.warning("the display server had not delivered the keys before a character after \(Companion.orderTimeoutMilliseconds) ms;"
@@ -271,9 +272,11 @@ final class Companion {
         loginMonitor = nil
     }
 
-    static func now() -> Int64 {
+    static func now() -> Int64 { nowMicroseconds() / 1000 }
+
+    static func nowMicroseconds() -> Int64 {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
+        return Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000
     }
 }

@@ -88,7 +88,7 @@ final class IBusTypist: SessionTypist {
 
     /// The keys before a character: each key transition the daemon wrote goes through IBus as
     /// one ProcessKeyEvent while a program's text input has the focus.
-    func waitForTransitions(_ count: UInt64, timeoutMilliseconds: Int64) throws(DisplayLost) -> (reached: Bool, keymapChanged: Bool) {
+    func waitForTransitions(_ count: UInt64, writtenAt: Int64?, timeoutMilliseconds: Int64) throws(DisplayLost) -> (reached: Bool, keymapChanged: Bool) {
         guard count > 0 else { return (true, try dispatch(readable: false)) }
         let reached = khi_wait_keys(count, Int32(clamping: timeoutMilliseconds)) == 1
         try seat.sync()

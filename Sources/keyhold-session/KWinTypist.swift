@@ -11,10 +11,15 @@ import KeyholdLinux
 /// they reach programs as always. The keymap is KDE's current layout (kxkbrc's list, the current
 /// one from KWin's org.kde.keyboard), else the seat's.
 ///
-/// Order: the daemon's keys before a character reach KWin through libinput, the character
-/// through this connection. A round trip first (as on wlroots): KWin answers it after it has
-/// read what libinput had for it then; then text input events and key events leave KWin for the
-/// program on one connection, in order.
+/// Order: the daemon's keys before a character reach the program as key events, the character
+/// as a text-input commit, and nothing keeps the two in order. KWin reads libinput on a thread
+/// of its own and handles what it read later on its main thread, so its answer to a round trip
+/// does not prove it has passed the keys on; and Qt queues a key event it reads but applies a
+/// commit at once, so a commit read in the same batch as the key before it goes first (read in
+/// their sources; seen in CI: a pick left `e` then `xyz`, its é erased by the Backspace meant
+/// for the e). So a character after keys also waits for the program's own word: the text-input
+/// state update it sends once its text changed (KWin passes it on as surrounding_text and
+/// commit_state), until the keys are `programAnswerMicroseconds` old (a terminal may send none).
 final class KWinTypist: SessionTypist {
     let backend = "kwin"
     /// The input method's connection: the seat's keymap, and what KWin sends.
@@ -64,10 +69,27 @@ final class KWinTypist: SessionTypist {
 
     func resetCount() throws(DisplayLost) -> Bool { try dispatch(readable: false) }
 
-    /// The keys before a character: a round trip, after which KWin has read them.
-    func waitForTransitions(_ count: UInt64, timeoutMilliseconds: Int64) throws(DisplayLost) -> (reached: Bool, keymapChanged: Bool) {
-        if count > 0 { try seat.sync() }
-        return (true, try dispatch(readable: false))
+    /// How long after its keys were written a character waits for the program's state update
+    /// at most.
+    static let programAnswerMicroseconds: Int64 = 40_000
+
+    /// The keys before a character: a round trip, then until the program has sent a state update
+    /// since the last of them was written, or they are `programAnswerMicroseconds` old.
+    func waitForTransitions(_ count: UInt64, writtenAt: Int64?, timeoutMilliseconds: Int64) throws(DisplayLost) -> (reached: Bool, keymapChanged: Bool) {
+        guard count > 0 else { return (true, try dispatch(readable: false)) }
+        try seat.sync()
+        var keymapChanged = try dispatch(readable: false)
+        guard let writtenAt else { return (true, keymapChanged) }
+        let end = min(writtenAt + Self.programAnswerMicroseconds, Companion.nowMicroseconds() + timeoutMilliseconds * 1000)
+        while khim_active() == 1 && khim_last_state_update() < writtenAt {
+            let left = end - Companion.nowMicroseconds()
+            if left <= 0 { break }
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&pfd, 1, Int32((left + 999) / 1000))
+            if ready < 0 && errno != EINTR { throw DisplayLost() }
+            if try dispatch(readable: ready > 0) { keymapChanged = true }
+        }
+        return (true, keymapChanged)
     }
 
     var temporaryKeycodes: [Int] { [] }

@@ -9,7 +9,7 @@ final class OutputQueueCompanionTests: XCTestCase {
     final class Desktop: KeyEventOutput, OutputCompanion {
         var clock = Timestamp.zero
         var timeline: [String] = []
-        var requests: [(text: String, id: UInt64, after: UInt64)] = []
+        var requests: [(text: String, id: UInt64, after: UInt64, keysWrittenAt: Timestamp?)] = []
         /// As KWin's input method, which KWin restarts.
         var restartedWhenGone = false
         /// Answers at once from within `type` (a companion on the same thread).
@@ -17,9 +17,9 @@ final class OutputQueueCompanionTests: XCTestCase {
         func send(_ key: KeyCode, _ state: KeyState) {
             timeline.append("\(key)\(state == .down ? "↓" : "↑")")
         }
-        func type(_ text: String, id: UInt64, after: UInt64) {
+        func type(_ text: String, id: UInt64, after: UInt64, keysWrittenAt: Timestamp?) {
             timeline.append("companion:\(text)")
-            requests.append((text, id, after))
+            requests.append((text, id, after, keysWrittenAt))
             answerAtOnce?.acknowledge(id)
         }
     }
@@ -56,6 +56,7 @@ final class OutputQueueCompanionTests: XCTestCase {
         queue.drain()
         XCTAssertEqual(desktop.timeline, ["x↓", "x↑", "companion:é"])
         XCTAssertEqual(desktop.requests[0].after, 2, "the companion waits until the desktop has delivered x's two transitions")
+        XCTAssertEqual(desktop.requests[0].keysWrittenAt, .zero, "and is told when x was written (not when é went)")
         XCTAssertTrue(queue.isAwaitingCompanion)
         XCTAssertEqual(queue.count, 4, "y and z wait behind é")
         desktop.clock = Timestamp(microseconds: 7_000)

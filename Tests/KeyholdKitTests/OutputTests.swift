@@ -61,7 +61,7 @@ final class OutputTests: XCTestCase {
             var texts: [String] = []
             var commitsText = false
             weak var queue: OutputQueue?
-            func type(_ text: String, id: UInt64, after: UInt64) { texts.append(text); queue?.acknowledge(id) }
+            func type(_ text: String, id: UInt64, after: UInt64, keysWrittenAt: Timestamp?) { texts.append(text); queue?.acknowledge(id) }
         }
         let app = SimulatedApplication()
         let queue = OutputQueue(sink: app, pacing: .init(burst: 1000), clock: { .zero })

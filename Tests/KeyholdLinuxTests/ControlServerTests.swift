@@ -244,11 +244,12 @@ final class ControlServerTests: XCTestCase {
         XCTAssertEqual(layout.keystroke(for: "ä")?.key, KeyCode(40), "ä is a key of the reported German keymap")
         XCTAssertEqual(try client.request(.keymap("xkb_keymap { nonsense", temporaryKeycodes: []))["ok"], .bool(false))
 
-        loop.sync { handler.connected[0].type("é", id: 7, after: 12) }
+        loop.sync { handler.connected[0].type("é", id: 7, after: 12, keysWrittenAt: Timestamp(microseconds: 81_234_567)) }
         let event = try client.readReply()
         XCTAssertEqual(event["event"]?.stringValue, "type")
         XCTAssertEqual(event["id"]?.intValue, 7)
         XCTAssertEqual(event["after"]?.intValue, 12)
+        XCTAssertEqual(event["written_at"]?.intValue, 81_234_567, "when the last of the keys before it was written")
         XCTAssertEqual(event["text"]?.stringValue, "é")
         try client.sendRaw(Array((ControlRequest.typed(id: 7, delivered: false).line + ControlRequest.typed(id: 7, delivered: true).line
                                   + ControlRequest.untyped(id: 8).line).utf8))

@@ -17,6 +17,10 @@ int khim_active(void);
 // The focused text input's content purpose (text-input-unstable-v1 values: 8 password, also
 // for a field that hides its text; 12 terminal); -1 without one.
 int khim_purpose(void);
+// When the focused program last told KWin of its text input's state (its text, its cursor: a
+// text-input state update, passed on as surrounding_text and commit_state), CLOCK_MONOTONIC µs;
+// 0 before any.
+int64_t khim_last_state_update(void);
 // How often the focused text input came or went since the last call.
 int khim_take_focus_changes(void);
 // Commits UTF-8 text to the focused text input: 0, or -1 when none has the focus.

@@ -2,8 +2,10 @@
 /// queue's `acknowledge(_:)` with the same id once the desktop has it. `after`: how many key
 /// transitions the queue had written to the device by then (`writtenCount`); the companion types
 /// only once the desktop has delivered those (an X server reads the device on its own thread).
+/// `keysWrittenAt`: when the last of them was written (nil before any), for a companion that
+/// waits for the program's own answer to them (KWin's input method).
 public protocol OutputCompanion: AnyObject {
-    func type(_ text: String, id: UInt64, after: UInt64)
+    func type(_ text: String, id: UInt64, after: UInt64, keysWrittenAt: Timestamp?)
     /// Whether it commits whole strings to the focused program (an input method such as IBus)
     /// rather than typing them as key events of its own.
     var commitsText: Bool { get }
@@ -215,7 +217,7 @@ public final class OutputQueue: TextHandOffOutput {
                 let id = nextID
                 nextID &+= 1
                 inFlight = (id, now, now.adding(microseconds: acknowledgementTimeoutMicroseconds), text, fallback, companion, false)
-                companion.type(text, id: id, after: writtenCount)
+                companion.type(text, id: id, after: writtenCount, keysWrittenAt: lastWrite)
                 if inFlight != nil { return }   // not acknowledged from within `type`
             }
         }

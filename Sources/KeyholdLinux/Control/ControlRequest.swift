@@ -17,7 +17,7 @@ import KeyholdKit
 //   {"cmd":"keymap","keymap":"xkb_keymap {...}","temporary":[255,254]} -> {"ok":true,"layout":"..."}
 //                                        (the desktop's keymap; "temporary": X keycodes holding
 //                                        the companion's own characters, not to be typed with)
-//   daemon: {"event":"type","id":7,"after":120,"text":"é"}
+//   daemon: {"event":"type","id":7,"after":120,"written_at":81234567890,"text":"é"}
 //   companion: {"cmd":"typed","id":7,"delivered":false} (written to the desktop), then
 //              {"cmd":"typed","id":7} (the desktop has delivered it: what follows may go), or
 //              {"cmd":"untyped","id":7} (it cannot: no program takes text from it now; the daemon
@@ -25,7 +25,8 @@ import KeyholdKit
 //   ("after": type only once the desktop has delivered that many of the virtual keyboard's key
 //   transitions since the previous character, or since {"event":"active"}, which the daemon
 //   sends when the companion's session comes in front; on Wayland, where nothing can be
-//   counted, the companion makes a round trip to the compositor instead)
+//   counted, the companion makes a round trip to the compositor instead; "written_at", with
+//   "after" above 0: when the daemon wrote the last of those keys, CLOCK_MONOTONIC µs)
 //   daemon: {"event":"callout","t":..,"action":"open","index":0,"count":7,"base":"e",
 //            "candidates":["è",...]}, then "move" (with "index", "shown") and "close": the open
 //            callout, for the picker overlay, to the companion of the session in front only

@@ -85,14 +85,16 @@ public final class CompanionChannel {
         if client.role == .other { server.respondAndClose(client, error: message) } else { server.respond(client, error: message) }
     }
 
-    /// `{"event":"type","id":ID,"after":N,"text":TEXT}` to `companion`'s connection, now.
-    func sendType(_ text: String, id: UInt64, after: UInt64, to companion: SessionCompanion) {
+    /// `{"event":"type","id":ID,"after":N,"written_at":US,"text":TEXT}` to `companion`'s
+    /// connection, now ("written_at" only after keys).
+    func sendType(_ text: String, id: UInt64, after: UInt64, writtenAt: Timestamp?, to companion: SessionCompanion) {
         guard let client = server.connection(of: companion) else { return }
         typeLine.reset()
         typeLine.beginObject()
         typeLine.key("event"); typeLine.rawString("type")
         typeLine.key("id"); typeLine.int(Int(id))
         typeLine.key("after"); typeLine.int(Int(truncatingIfNeeded: after))
+        if let writtenAt { typeLine.key("written_at"); typeLine.int(Int(writtenAt.microseconds)) }
         typeLine.key("text"); typeLine.string(text)
         typeLine.endObject()
         typeLine.newline()

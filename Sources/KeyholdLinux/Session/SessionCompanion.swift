@@ -28,11 +28,12 @@ public final class SessionCompanion: OutputCompanion, CustomStringConvertible {
     /// each count stands alone: a late or lost event never shifts the next.
     private var countedUpTo: UInt64 = 0
 
-    /// `{"event":"type","id":ID,"after":N,"text":TEXT}` to the companion, sent at once.
-    public func type(_ text: String, id: UInt64, after: UInt64) {
+    /// `{"event":"type","id":ID,"after":N,"written_at":US,"text":TEXT}` to the companion, sent
+    /// at once.
+    public func type(_ text: String, id: UInt64, after: UInt64, keysWrittenAt: Timestamp?) {
         let since = after &- countedUpTo
         countedUpTo = after
-        channel?.sendType(text, id: id, after: since, to: self)
+        channel?.sendType(text, id: id, after: since, writtenAt: since > 0 ? keysWrittenAt : nil, to: self)
     }
 
     /// `{"event":"active"}`: its session is in front now; it counts the virtual keyboard's
