@@ -17,6 +17,7 @@ static struct zwp_input_method_context_v1 *context;
 static uint32_t serial;   // of the text input's last committed state: commits name it
 static int purpose = -1;
 static int focus_changes;
+static unsigned focus_generation;   // counts every activate and deactivate
 // When the focused program last told KWin of its text (CLOCK_MONOTONIC µs; 0: not yet).
 static int64_t last_state_update;
 
@@ -60,10 +61,11 @@ static void method_activate(void *d, struct zwp_input_method_v1 *m, struct zwp_i
     purpose = 0;
     zwp_input_method_context_v1_add_listener(c, &context_listener, NULL);
     focus_changes++;
+    focus_generation++;
 }
 static void method_deactivate(void *d, struct zwp_input_method_v1 *m, struct zwp_input_method_context_v1 *c) {
     (void)d; (void)m;
-    if (c == context) { context = NULL; purpose = -1; focus_changes++; }
+    if (c == context) { context = NULL; purpose = -1; focus_changes++; focus_generation++; }
     zwp_input_method_context_v1_destroy(c);
 }
 static const struct zwp_input_method_v1_listener method_listener = { method_activate, method_deactivate };
@@ -110,6 +112,7 @@ int khim_active(void) { return context != NULL; }
 int khim_purpose(void) { return context ? purpose : -1; }
 
 int64_t khim_last_state_update(void) { return last_state_update; }
+unsigned khim_focus_generation(void) { return focus_generation; }
 
 int khim_take_focus_changes(void) {
     int n = focus_changes;

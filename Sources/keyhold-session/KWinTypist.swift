@@ -19,7 +19,7 @@ import KeyholdLinux
 /// their sources; seen in CI: a pick left `e` then `xyz`, its é erased by the Backspace meant
 /// for the e). So a character after keys also waits for the program's own word: the text-input
 /// state update it sends once its text changed (KWin passes it on as surrounding_text and
-/// commit_state), until the keys are `programAnswerMicroseconds` old (a terminal may send none).
+/// commit_state), until the keys are `answerWait` old (a terminal may send none).
 final class KWinTypist: SessionTypist {
     let backend = "kwin"
     /// The input method's connection: the seat's keymap, and what KWin sends.
@@ -69,18 +69,29 @@ final class KWinTypist: SessionTypist {
 
     func resetCount() throws(DisplayLost) -> Bool { try dispatch(readable: false) }
 
-    /// How long after its keys were written a character waits for the program's state update
-    /// at most.
-    static let programAnswerMicroseconds: Int64 = 40_000
+    /// How long after its keys a character waits for the focused program's state update: long
+    /// for a program that answered the keys before the last character (Qt and GTK fields answered
+    /// within 40 ms in the test guest; a busy one answers later), short for one that did not (Konsole
+    /// sends none), between the two until it is known.
+    static let answerWait = (answers: Int64(1_000_000), unknown: Int64(150_000), silent: Int64(40_000))
+    /// Whether the focused program answered the keys before the last character; nil after the
+    /// focus moved (`khim_focus_generation`).
+    private var focusAnswers: Bool?
+    private var focusGeneration: UInt32 = 0
 
     /// The keys before a character: a round trip, then until the program has sent a state update
-    /// since the last of them was written, or they are `programAnswerMicroseconds` old.
+    /// since the last of them was written, or they are `answerWait` old.
     func waitForTransitions(_ count: UInt64, writtenAt: Int64?, timeoutMilliseconds: Int64) throws(DisplayLost) -> (reached: Bool, keymapChanged: Bool) {
         guard count > 0 else { return (true, try dispatch(readable: false)) }
         try seat.sync()
         var keymapChanged = try dispatch(readable: false)
         guard let writtenAt else { return (true, keymapChanged) }
-        let end = min(writtenAt + Self.programAnswerMicroseconds, Companion.nowMicroseconds() + timeoutMilliseconds * 1000)
+        if khim_focus_generation() != focusGeneration {
+            focusGeneration = khim_focus_generation()
+            focusAnswers = nil
+        }
+        let wait = switch focusAnswers { case true?: Self.answerWait.answers; case false?: Self.answerWait.silent; case nil: Self.answerWait.unknown }
+        let end = min(writtenAt + wait, Companion.nowMicroseconds() + timeoutMilliseconds * 1000)
         while khim_active() == 1 && khim_last_state_update() < writtenAt {
             let left = end - Companion.nowMicroseconds()
             if left <= 0 { break }
@@ -89,6 +100,10 @@ final class KWinTypist: SessionTypist {
             if ready < 0 && errno != EINTR { throw DisplayLost() }
             if try dispatch(readable: ready > 0) { keymapChanged = true }
         }
+        let answered = khim_last_state_update() >= writtenAt
+        if khim_focus_generation() == focusGeneration { focusAnswers = answered }
+        Log.debug(answered ? "the program answered the keys \(khim_last_state_update() - writtenAt) µs after them"
+                           : "the program did not answer the keys within \(wait) µs")
         return (true, keymapChanged)
     }
 

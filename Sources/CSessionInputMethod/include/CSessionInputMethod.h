@@ -21,6 +21,8 @@ int khim_purpose(void);
 // text-input state update, passed on as surrounding_text and commit_state), CLOCK_MONOTONIC µs;
 // 0 before any.
 int64_t khim_last_state_update(void);
+// Changes whenever a text input gains or loses the focus.
+unsigned khim_focus_generation(void);
 // How often the focused text input came or went since the last call.
 int khim_take_focus_changes(void);
 // Commits UTF-8 text to the focused text input: 0, or -1 when none has the focus.
