@@ -70,9 +70,9 @@ final class KWinTypist: SessionTypist {
     func resetCount() throws(DisplayLost) -> Bool { try dispatch(readable: false) }
 
     /// How long after its keys a character waits for the focused program's state update: long
-    /// for a program that answered the keys before the last character (Qt and GTK fields answered
-    /// within 40 ms in the test guest; a busy one answers later), short for one that did not (Konsole
-    /// sends none), between the two until it is known.
+    /// for a program that answered the keys before the last character (Qt and GTK fields
+    /// answered within 40 ms in the test guest; a busy one answers later), short for one that
+    /// did not (Konsole sends none), between the two until it is known.
     static let answerWait = (answers: Int64(1_000_000), unknown: Int64(150_000), silent: Int64(40_000))
     /// Whether the focused program answered the keys before the last character; nil after the
     /// focus moved (`khim_focus_generation`).
@@ -90,7 +90,11 @@ final class KWinTypist: SessionTypist {
             focusGeneration = khim_focus_generation()
             focusAnswers = nil
         }
-        let wait = switch focusAnswers { case true?: Self.answerWait.answers; case false?: Self.answerWait.silent; case nil: Self.answerWait.unknown }
+        let wait = switch focusAnswers {
+        case true?: Self.answerWait.answers
+        case false?: Self.answerWait.silent
+        case nil: Self.answerWait.unknown
+        }
         let end = min(writtenAt + wait, Companion.nowMicroseconds() + timeoutMilliseconds * 1000)
         while khim_active() == 1 && khim_last_state_update() < writtenAt {
             let left = end - Companion.nowMicroseconds()
