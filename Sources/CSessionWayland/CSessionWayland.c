@@ -23,6 +23,7 @@ enum { MAX_MAPPED = 128, FIRST_KEYCODE = 9 };
 // keyboard that typed last, and GTK 3 looks a key binding up by keycode in the keymap it holds
 // when it handles the key, not the one the key came with. A BackSpace still waiting in GTK when
 // this keyboard's keymap arrived found no binding there (measured in sway: a pick left eé).
+// In ascending order of keycode (khw_slot_keycode counts on it).
 static const struct { uint32_t keycode; const char *keysym; } kept_keys[] = {
     {9, "Escape"}, {22, "BackSpace"}, {23, "Tab"}, {36, "Return"}, {104, "KP_Enter"},
     {110, "Home"}, {111, "Up"}, {112, "Prior"}, {113, "Left"}, {114, "Right"}, {115, "End"},
@@ -172,17 +173,13 @@ static const struct zwlr_foreign_toplevel_manager_v1_listener toplevels_listener
 
 // ---- the virtual keyboard's keymap
 
-static int is_kept(uint32_t keycode) {
-    for (int i = 0; i < KEPT_COUNT; i++) if (kept_keys[i].keycode == keycode) return 1;
-    return 0;
-}
-
+// The slot-th keycode from FIRST_KEYCODE that is not a kept key's: one step past each kept
+// keycode at or below it (kept_keys is in ascending order), so a keymap of n characters costs n
+// times the few kept keys, not a walk from the first keycode for each.
 uint32_t khw_slot_keycode(int slot) {
-    uint32_t keycode = FIRST_KEYCODE;
-    for (int i = 0;; keycode++) {
-        if (is_kept(keycode)) continue;
-        if (i++ == slot) return keycode;
-    }
+    uint32_t keycode = FIRST_KEYCODE + (uint32_t)slot;
+    for (int i = 0; i < KEPT_COUNT; i++) if (kept_keys[i].keycode <= keycode) keycode++;
+    return keycode;
 }
 
 char *khw_keymap_for(const uint32_t *keysyms, int count) {

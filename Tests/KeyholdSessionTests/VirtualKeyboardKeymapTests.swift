@@ -53,6 +53,9 @@ final class VirtualKeyboardKeymapTests: XCTestCase {
         XCTAssertEqual(characterKeys.count, characters.count)
         XCTAssertTrue(characterKeys.isDisjoint(with: expected.map(\.0)))
         XCTAssertLessThanOrEqual(characterKeys.max()!, 255, "X programs (Xwayland) read keycodes up to 255")
+        // No keycode left unused: the 128 characters and the 15 kept keys fill 9 to 151.
+        XCTAssertEqual(characterKeys.min(), 10)
+        XCTAssertEqual(characterKeys.max(), 9 + 128 + 15 - 1)
     }
 
     func testTheCompiledKeymapKeepsItsName() throws {
