@@ -186,6 +186,20 @@ final class ServicesTests: XCTestCase {
         XCTAssertEqual(s.application.text, "É")
     }
 
+    /// The daemon's quickest way to type a letter on press (no trace, feedback deferred) is the
+    /// standard controller's own: a subclass put in later still gets the letter as text.
+    func testALetterTypedOnPressReachesAControllerSubclass() {
+        let s = Simulator(recordsTrace: false)
+        s.engine.defersFeedback = true
+        let services = s.engine.services
+        s.run(try! SimulationScript("d:e u:e d:e u:e d:o u:o"))
+        services.keyboardController = ShoutingController(
+            planner: KeystrokePlanner(layout: services.layout), output: s.application, keyboardContext: services.keyboardContext)
+        s.run(try! SimulationScript("d:e u:e d:o u:o"))
+        s.engine.playDeferredFeedback()
+        XCTAssertEqual(s.application.text, "eeoEO")
+    }
+
     final class SpaceCommits: CalloutContext {
         override func intent(for pressed: KeyCode, in context: KeyboardContext) -> CalloutKeyIntent {
             pressed == .space ? .commit : super.intent(for: pressed, in: context)

@@ -7,12 +7,16 @@
 /// provider's own memo do; a provider that keeps no memo (another type, a subclass, locales
 /// that are not tables) is asked on every press.
 struct CalloutMemo {
-    enum Answer { case unknown, none, some(KeyboardAction) }
+    /// `some`: the place of the key's action, for `action(at:)` and `asciiByte(at:)`.
+    enum Answer { case unknown, none, some(Int) }
 
     /// Index: key × 8 + Shift/AltGr/Caps Lock state. 0: unknown, 1: no callouts, n: `actions[n - 2]`.
     private var answers = [UInt16](repeating: 0, count: KeyCode.count * 8)
     /// The actions of the keys whose characters have callouts, once each was asked for.
     private var actions: [KeyboardAction] = []
+    /// Beside each action: its character's byte when it is one ASCII character, else 0 (what the
+    /// engine's quickest way to type a letter on press needs, without the action or its string).
+    private var asciiBytes: [UInt8] = []
     /// The services' `calloutRevision` the answers belong to (their layout and provider).
     private var revision: Int?
     /// The services' provider, when it is a standard one (it keeps a memo of its own when it has
@@ -44,9 +48,13 @@ struct CalloutMemo {
         switch answers[Int(key.rawValue) &* 8 &+ state] {
         case 0: return .unknown
         case 1: return .none
-        case let n: return .some(actions[Int(n) &- 2])
+        case let n: return .some(Int(n) &- 2)
         }
     }
+
+    @inline(__always) func action(at index: Int) -> KeyboardAction { actions[index] }
+    /// The byte of the action's character when it is one ASCII character, else 0.
+    @inline(__always) func asciiByte(at index: Int) -> UInt8 { asciiBytes[index] }
 
     /// Records the key's action when its character has callouts (nil: it has none), after
     /// `answer(for:…)` said `.unknown` (kept only for a provider that remembers its own).
@@ -55,6 +63,9 @@ struct CalloutMemo {
         var code: UInt16 = 1
         if let action {
             actions.append(action)   // at most one per key and state: bounded by `answers`
+            var byte: UInt8 = 0
+            if case .character(let text) = action, let ascii = text.asciiByte { byte = UInt8(ascii) }
+            asciiBytes.append(byte)
             code = UInt16(actions.count + 1)
         }
         answers[Int(key.rawValue) &* 8 &+ state] = code
@@ -63,6 +74,7 @@ struct CalloutMemo {
     private mutating func forget() {
         for i in answers.indices { answers[i] = 0 }
         actions.removeAll(keepingCapacity: true)
+        asciiBytes.removeAll(keepingCapacity: true)
     }
 
     /// The state index of Shift and AltGr (`modifiers`) and Caps Lock.

@@ -202,12 +202,19 @@ public final class KeyholdEngine {
         otherKeyWentDown(isModifier: modifier != nil)
         if let modifier { context.heldModifiers.formUnion(modifier) }
         if calloutTakes(key) { return }
-        guard modifier == nil, !passesThrough, !context.isShortcutHeld, let action = defaultAction(for: key) else {
+        guard modifier == nil, !passesThrough, !context.isShortcutHeld else { forwardDown(key); return }
+        let action: KeyboardAction
+        switch defaultPress(for: key) {
+        case .forwarded:
             forwardDown(key); return
+        case .known(let index):
+            if typeOnPressAtOnce(key, index) { return }
+            action = calloutMemo.action(at: index)
+        case .asked(let asked):
+            action = asked
         }
-        let handler = services.actionHandler
         if let standard = services.standardGestureHandler, standard.calloutActionProvider === services.calloutActionProvider {
-            // `action` is a character this very provider has callouts for (`defaultAction`): the
+            // `action` is a character this very provider has callouts for (`defaultPress`): the
             // standard handler types it on press and opens its callout on a long press (so it
             // does not repeat), as asking it would say.
             if defersFeedback && !isObserved, case .character(let text) = action {
@@ -220,6 +227,7 @@ public final class KeyholdEngine {
         // A key whose press, release and long press the handler can do nothing with is left as
         // if Keyhold were not there; one it acts on at release or long press only (KeyboardKit's
         // image key) is the handler's, and its press types nothing.
+        let handler = services.actionHandler
         guard handler.canHandle(.press, on: action) || handler.canHandle(.release, on: action)
                 || handler.canHandle(.longPress, on: action)
         else { forwardDown(key); return }
@@ -278,19 +286,52 @@ public final class KeyholdEngine {
     /// What `press` and `run(.press)` do for a character the standard handler types on press,
     /// with no observer to tell and feedback deferred, in the order that gets it out soonest:
     /// typed first, then the key's route and long press recorded (the typing never reads them).
-    /// A letter with callouts is most of what anyone types: this takes about 230 of the 6,800
-    /// instructions of its tap (`scripts/callgrind-keys`), most of them before the write.
+    /// The first press of a letter comes here; the next ones take `typeOnPressAtOnce`.
     private func typeOnPress(_ key: KeyCode, _ text: String, _ action: KeyboardAction, _ standard: StandardKeyboardActionHandler) {
         let context = services.keyboardContext
         context.currentKey = key
         standard.keyboardController.insertText(text)
         context.currentKey = nil
+        typedOnPress(key, action, standard)
+    }
+
+    /// `typeOnPress` for a letter pressed before (so the memo knows its action) that is one ASCII
+    /// character on a key of its own in the layout, when the standard handler and controller
+    /// (exactly those classes: a subclass may type otherwise) would type it: a tap of that key,
+    /// first thing, with no action, string or plan made on the way to the write. Most keys anyone
+    /// types go this way (`scripts/callgrind-keys`: about 400 instructions fewer per tap than
+    /// `typeOnPress`, nearly all before the write); true when it took the key.
+    @inline(__always) private func typeOnPressAtOnce(_ key: KeyCode, _ index: Int) -> Bool {
+        let byte = calloutMemo.asciiByte(at: index)
+        guard byte != 0, defersFeedback, !isObserved,
+              let standard = services.standardGestureHandler, standard.calloutActionProvider === services.calloutActionProvider,
+              let controller = standardController(of: standard), controller.typeOnOneKey(ascii: byte)
+        else { return false }
+        typedOnPress(key, calloutMemo.action(at: index), standard)
+        return true
+    }
+
+    /// After a character typed on press: its feedback, the key's route and action, and its long press.
+    @inline(__always) private func typedOnPress(_ key: KeyCode, _ action: KeyboardAction, _ standard: StandardKeyboardActionHandler) {
         pendingFeedback.append(.handled(standard, .press, action))
         let i = Int(key.rawValue)
         routes[i] = .handled
         actions[i] = action
         recognizer.press(key, at: now, longPress: true, repeats: false)
     }
+
+    /// The handler's keyboard controller when it is exactly a `StandardKeyboardController`,
+    /// found by identity after the first time (a cast on every key costs more than the rest).
+    private func standardController(of handler: StandardKeyboardActionHandler) -> StandardKeyboardController? {
+        let controller = handler.keyboardController
+        if let known = knownController, known.id == ObjectIdentifier(controller) { return known.controller }
+        guard let standard = controller as? StandardKeyboardController, type(of: standard) == StandardKeyboardController.self else {
+            return nil
+        }
+        knownController = (ObjectIdentifier(controller), standard)   // held, so its identity is not reused
+        return standard
+    }
+    private var knownController: (id: ObjectIdentifier, controller: StandardKeyboardController)?
 
     /// A handled key went down: its gestures are timed from now, and its press runs.
     private func press(_ key: KeyCode, _ action: KeyboardAction, longPress: Bool, repeats: Bool) {
@@ -380,21 +421,25 @@ public final class KeyholdEngine {
         return character
     }
 
+    /// What a key with no binding does when it goes down: forwarded, or the action of the
+    /// character it types when that has callouts (`known`: its place in the memo).
+    private enum DefaultPress { case forwarded, known(Int), asked(KeyboardAction) }
+
     /// A key with no binding is handled when the character it types has callouts; else forwarded.
-    private func defaultAction(for key: KeyCode) -> KeyboardAction? {
-        guard calloutsEnabled else { return nil }
+    private func defaultPress(for key: KeyCode) -> DefaultPress {
+        guard calloutsEnabled else { return .forwarded }
         let level = self.level
         let state = CalloutMemo.state(modifiers: level.modifiers, capsLock: level.capsLock)
         switch calloutMemo.answer(for: key, state: state, services: services) {
-        case .some(let action): return action
-        case .none: return nil
+        case .some(let index): return .known(index)
+        case .none: return .forwarded
         case .unknown:
             let provider = services.calloutActionProvider
             let action = layoutCharacter(for: key, modifiers: level.modifiers, capsLock: level.capsLock)
                 .map { KeyboardAction.character(String($0)) }
             let handled = action.flatMap { provider.calloutActions(for: $0).isEmpty ? nil : $0 }
             calloutMemo.remember(handled, for: key, state: state)
-            return handled
+            return handled.map { .asked($0) } ?? .forwarded
         }
     }
 

@@ -126,8 +126,7 @@ open class StandardKeyboardController: KeyboardController {
         case .tap(let stroke):
             liftModifiers(except: stroke.modifiers.union(planHeld), into: &lifted)
             if stroke.modifiers.isEmpty {   // most characters: no modifier to add
-                if keyState.isDown(stroke.key) { send(stroke.key, .up) }
-                send(stroke.key, .down); send(stroke.key, .up)
+                tapAlone(stroke.key)
                 return
             }
             let missing = stroke.modifiers.keys.compactMap { standard -> KeyCode? in
@@ -135,8 +134,7 @@ open class StandardKeyboardController: KeyboardController {
                 return isHeld(modifier) ? nil : map.key(for: modifier) ?? standard
             }
             for key in missing { send(key, .down) }
-            if keyState.isDown(stroke.key) { send(stroke.key, .up) }
-            send(stroke.key, .down); send(stroke.key, .up)
+            tapAlone(stroke.key)
             for key in missing.reversed() { send(key, .up) }
         }
     }
@@ -162,6 +160,26 @@ open class StandardKeyboardController: KeyboardController {
             }
         }
         return transitions
+    }
+
+    /// A tap of `key`, released first if it was down.
+    @inline(__always) private func tapAlone(_ key: KeyCode) {
+        if keyState.isDown(key) { send(key, .up) }
+        send(key, .down); send(key, .up)
+    }
+
+    /// Types the ASCII character `byte` as `insertText` would when the layout has it on a key of
+    /// its own, with no modifier to add (most letters): the engine's way for a letter with callouts
+    /// on press, with no string, action or plan on the way to the write. False when it is not on
+    /// such a key: nothing was typed.
+    final func typeOnOneKey(ascii byte: UInt8) -> Bool {
+        guard let stroke = planner.directStroke(forASCII: byte, capsLock: keyboardContext.isCapsLockOn),
+              stroke.modifiers.isEmpty else { return false }
+        var lifted: [KeyCode] = []
+        liftModifiers(except: [], into: &lifted)
+        tapAlone(stroke.key)
+        if !lifted.isEmpty { restore(lifted) }
+        return true
     }
 
     /// Releases held modifiers that are not wanted, remembering them to press again afterwards.
