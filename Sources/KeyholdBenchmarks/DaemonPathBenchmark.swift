@@ -58,8 +58,21 @@ private final class SteppedClock: TimeSource {
 /// What the virtual keyboard would write, counted.
 private final class CountingSink: KeyEventOutput {
     var count = 0
-    func send(_ key: KeyCode, _ state: KeyState) { count &+= 1 }
+    /// A press was handed to the device manager and nothing written since.
+    var pressPending = false
+    func send(_ key: KeyCode, _ state: KeyState) {
+        count &+= 1
+        if pressPending { pressPending = false; benchmarkPressWritten() }
+    }
 }
+
+// Where a press's way to the write begins and ends, for callgrind to find by name
+// (`scripts/callgrind-keys`: --zero-before the first, --dump-before the second, so each dump holds
+// one press's instructions and calls before its key is written). Each touches a counter, so no
+// call to them is optimized away.
+private nonisolated(unsafe) var pressMarks = 0
+@inline(never) func benchmarkPressReadStarts() { pressMarks &+= 1 }
+@inline(never) func benchmarkPressWritten() { pressMarks &+= 1 }
 
 private final class SilentFeedback: AudioFeedbackEngine, HapticFeedbackEngine {
     var played = 0
@@ -108,6 +121,7 @@ func runDaemonPathBenchmark() {
         clock.time = clock.time.adding(microseconds: 40_000)
         keyboard.pending.append(.key(code: code, value: value, time: clock.time))
         keyboard.pending.append(.frameEnd)
+        if value == 1 { sink.pressPending = true; benchmarkPressReadStarts() }
         readable()
         output.drain()
         engine.playDeferredFeedback()
