@@ -49,8 +49,10 @@
 # alike: a forwarded key (x) and a handled key (e, typed on press) through Keyhold, and x
 # through interception-tools' bare passthrough, press write -> kernel timestamp on the output
 # device, p50/p99 and the ratios to the passthrough (all taps, and each round's p50s alone, to
-# show the drift within the run); Keyhold's CPU time for its taps. The main guest prints RSS
-# and voluntary context switches over 10 idle seconds.
+# show the drift within the run); Keyhold's CPU time for its taps; then where a press's time goes,
+# path by path (500 taps each, ftrace, tap-trace.py): the probe's write until Keyhold runs, its
+# epoll_wait and read returning, its own work until its write, the write. The main guest prints
+# RSS and voluntary context switches over 10 idle seconds.
 #
 # Results go to $E2E_RESULTS/keyhold (default <repo>/e2e-results/keyhold, git-ignored): counts,
 # keyhold.log, benchmark.txt (idle), bench/ (the benchmark guest's). The last line is
@@ -206,6 +208,25 @@ bench_round() {
   fi
   grep -q '^latency .*: events' "$out" || { echo "bench round $r:" >&2; cat "$out" >&2; }
 }
+# bench_trace PATH: where PATH's presses spend their time: BENCH_TRACE_TAPS (500) taps on it alone,
+# traced (ftrace: sched_switch and the system calls of the way through) once the probe's warm-up
+# is over, read by tap-trace.py (one line: each step's p50 and p90)
+bench_trace() {
+  local path=$1 T=/sys/kernel/tracing out=$E2E_WORK/trace-$1 lpid
+  [ -e "$T/trace" ] || mount -t tracefs nodev "$T" || { echo "no tracefs"; return; }
+  echo 0 > "$T/tracing_on"; echo > "$T/trace"; echo 4096 > "$T/buffer_size_kb"
+  printf '%s\n' sched:sched_switch syscalls:sys_exit_epoll_wait syscalls:sys_exit_read syscalls:sys_enter_write \
+    syscalls:sys_exit_write > "$T/set_event"
+  "$PROBE" latency-mix "${BENCH_TRACE_TAPS:-500}" "${BENCH_SOURCE[$path]}|$KH_NAME|${BENCH_KEY[$path]}|$out.us" > "$out.lat" 2>&1 &
+  lpid=$!; E2E_PIDS+=("$lpid")
+  # the timed taps begin once the source is grabbed and one tap came through (warm-up)
+  wait_until 10 grep -q '^latency-mix: /dev' "$out.lat"; sleep 1
+  echo 1 > "$T/tracing_on"
+  wait_exit "$lpid" 120
+  echo 0 > "$T/tracing_on"
+  cat "$T/trace" > "$out.txt"; echo > "$T/set_event"
+  /usr/bin/python3 "$HERE/tap-trace.py" "$out.txt" keyhold
+}
 declare -A BENCH_ORDER=()   # round -> the order its paths took turns in
 # bench_p50 R PATH: that path's p50 in round R
 bench_p50() { pval "$(grep "^latency ${BENCH_SOURCE[$2]}: events" "$E2E_WORK/round$1.lat")" p50; }
@@ -315,6 +336,8 @@ benchmark() {
     bench_round "$r" "$fw" "$hl" "$pt" ${BENCH_ORDER[$r]}
   done
   cpu1=$(cpu_ns "$pid")
+  local trace_fw trace_hl
+  trace_fw=$(bench_trace fw); trace_hl=$(bench_trace hl)
   kill -TERM "$pid" 2>/dev/null; wait_gone "$pid" 10
   local kf kh kp
   kf=$(percentiles "$fw"); kh=$(percentiles "$hl"); kp=$(percentiles "$pt")
@@ -331,6 +354,11 @@ benchmark() {
     bench "  round $r p50 (taps in turn: ${BENCH_ORDER[$r]}): passthrough ${rp:-?} us, forwarded ${rf:-?} us, handled ${rh:-?} us"
   done
   bench "p50 ratio to the passthrough round by round, forwarded:$per_fw; handled:$per_hl"
+  bench "where a press's time goes, by ftrace (its tracepoints slow every system call), p50 (p90) us:"
+  bench "  forwarded (x): $trace_fw"
+  bench "  handled (e):   $trace_hl"
+  check "bench: the trace shows the presses of both paths" \
+    eval 'grep -q "^presses [1-9]" <<< "$trace_fw" && grep -q "^presses [1-9]" <<< "$trace_hl"'
   local taps=$(( $(wc -l < "$fw") + $(wc -l < "$hl") ))
   bench "keyhold CPU time (its loop thread on the CPU, the kernel's uinput work included) for its $taps taps: $(awk -v t=$((cpu1 - cpu0)) -v n="$taps" 'BEGIN { printf "%.2f s, %d us per tap", t / 1e9, n ? t / 1e3 / n : 0 }')"
   check "bench: every tap of every path arrived" \
