@@ -218,7 +218,7 @@ bench_trace() {
   printf '%s\n' sched:sched_switch syscalls:sys_exit_epoll_wait syscalls:sys_exit_read syscalls:sys_enter_write \
     syscalls:sys_exit_write > "$T/set_event"
   "$PROBE" latency-mix "${BENCH_TRACE_TAPS:-500}" "${BENCH_SOURCE[$path]}|$KH_NAME|${BENCH_KEY[$path]}|$out.us" > "$out.lat" 2>&1 &
-  lpid=$!; E2E_PIDS+=("$lpid")
+  lpid=$!   # (run in $(...): wait_exit below ends it, not the suite's cleanup)
   # the timed taps begin once the source is grabbed and one tap came through (warm-up)
   wait_until 10 grep -q '^latency-mix: /dev' "$out.lat"; sleep 1
   echo 1 > "$T/tracing_on"

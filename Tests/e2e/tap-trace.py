@@ -4,14 +4,14 @@
 Usage: tap-trace.py TRACE DAEMON_COMM
 
 TRACE is the text of /sys/kernel/tracing/trace with the events sched_switch, sys_exit_epoll_wait
-(or sys_exit_poll, for a daemon that polls: keyd), sys_exit_read, sys_enter_write and sys_exit_write
-enabled, taken while `probe latency-mix` tapped
-one path. A press is a write of the probe to its source after which the probe reads the output
-(it waits for the press; a release it does not wait for). For each press, the first write of the
-daemon's thread DAEMON_COMM after its read splits the way into: the probe's write until the
-daemon runs, until its wait (epoll_wait or poll) returns, until its read returns, its own work until its write
-enters the kernel, and that write (the output's timestamp is taken in it). Prints one line:
-"presses N: source write -> daemon runs P50 (P90), ..." in microseconds.
+(or sys_exit_poll, for a daemon that polls: keyd), sys_exit_read, sys_enter_write and
+sys_exit_write enabled, taken while `probe latency-mix` tapped one path. A press is a write of the
+probe to its source after which the probe reads the output (it waits for a press, not for a
+release). For each press, the first write of the daemon's thread DAEMON_COMM after its read splits
+the way into: the probe's write until the daemon runs, until its wait (epoll_wait or poll)
+returns, until its read returns, its own work until its write enters the kernel, and that write
+(the output's timestamp is taken in it). Prints one line, in microseconds:
+"presses N: source write -> daemon runs P50 (P90), ..."
 """
 import re
 import sys
@@ -32,6 +32,7 @@ def events(path):
 def presses(trace, daemon):
     """Each press's times: source write, daemon on the CPU, epoll_wait, read and write."""
     evs = list(trace)
+    # the probe's writes to its source: one event and SYN_REPORT, 48 bytes (ftrace prints hex)
     writes = [i for i, (comm, _, what) in enumerate(evs)
               if comm == 'probe' and what.startswith('sys_write(') and 'count: 30)' in what]
     for k, i in enumerate(writes):
