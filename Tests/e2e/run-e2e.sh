@@ -49,9 +49,9 @@
 # alike: a forwarded key (x) and a handled key (e, typed on press) through Keyhold, and x
 # through interception-tools' bare passthrough, press write -> kernel timestamp on the output
 # device, p50/p99 and the ratios to the passthrough (all taps, and each round's p50s alone, to
-# show the drift within the run); Keyhold's CPU time for its taps; then where a press's time goes,
-# path by path (500 taps each, ftrace, tap-trace.py): the probe's write until Keyhold runs, its
-# epoll_wait and read returning, its own work until its write, the write. The main guest prints
+# show the drift within the run); Keyhold's CPU time for its taps; then where a press's time goes
+# on each path (500 taps each, taking turns; ftrace, tap-trace.py): the probe's write until
+# Keyhold runs, its epoll_wait and read returning, its own work until its write, the write. The main guest prints
 # RSS and voluntary context switches over 10 idle seconds.
 #
 # Results go to $E2E_RESULTS/keyhold (default <repo>/e2e-results/keyhold, git-ignored): counts,
@@ -208,24 +208,26 @@ bench_round() {
   fi
   grep -q '^latency .*: events' "$out" || { echo "bench round $r:" >&2; cat "$out" >&2; }
 }
-# bench_trace PATH: where PATH's presses spend their time: BENCH_TRACE_TAPS (500) taps on it alone,
+# bench_trace: where the presses of Keyhold's two paths spend their time: BENCH_TRACE_TAPS (500)
+# taps on each, taking turns (as the rounds do, so a slow spell of the guest falls on both),
 # traced (ftrace: sched_switch and the system calls of the way through) once the probe's warm-up
-# is over, read by tap-trace.py (one line: each step's p50 and p90)
+# is over; tap-trace.py prints a line for each (forwarded, then handled: each step's p50 and p90)
 bench_trace() {
-  local path=$1 T=/sys/kernel/tracing out=$E2E_WORK/trace-$1 lpid
+  local T=/sys/kernel/tracing out=$E2E_WORK/trace lpid
   [ -e "$T/trace" ] || mount -t tracefs nodev "$T" || { echo "no tracefs"; return; }
-  echo 0 > "$T/tracing_on"; echo > "$T/trace"; echo 4096 > "$T/buffer_size_kb"
+  echo 0 > "$T/tracing_on"; echo > "$T/trace"; echo 8192 > "$T/buffer_size_kb"
   printf '%s\n' sched:sched_switch syscalls:sys_exit_epoll_wait syscalls:sys_exit_read syscalls:sys_enter_write \
     syscalls:sys_exit_write > "$T/set_event"
-  "$PROBE" latency-mix "${BENCH_TRACE_TAPS:-500}" "${BENCH_SOURCE[$path]}|$KH_NAME|${BENCH_KEY[$path]}|$out.us" > "$out.lat" 2>&1 &
+  "$PROBE" latency-mix "${BENCH_TRACE_TAPS:-500}" "${BENCH_SOURCE[fw]}|$KH_NAME|${BENCH_KEY[fw]}|$out-fw.us" \
+    "${BENCH_SOURCE[hl]}|$KH_NAME|${BENCH_KEY[hl]}|$out-hl.us" > "$out.lat" 2>&1 &
   lpid=$!   # (run in $(...): wait_exit below ends it, not the suite's cleanup)
-  # the timed taps begin once the source is grabbed and one tap came through (warm-up)
-  wait_until 10 grep -q '^latency-mix: /dev' "$out.lat"; sleep 1
+  # both sources found, then a warm-up tap through each and a short drain before the timed taps
+  wait_until 10 eval "[ \$(grep -c '^latency-mix: /dev' '$out.lat') -ge 2 ]"; sleep 2
   echo 1 > "$T/tracing_on"
   wait_exit "$lpid" 120
   echo 0 > "$T/tracing_on"
   cat "$T/trace" > "$out.txt"; echo > "$T/set_event"
-  /usr/bin/python3 "$HERE/tap-trace.py" "$out.txt" keyhold
+  /usr/bin/python3 "$HERE/tap-trace.py" "$out.txt" keyhold keyhold
 }
 declare -A BENCH_ORDER=()   # round -> the order its paths took turns in
 # bench_p50 R PATH: that path's p50 in round R
@@ -336,8 +338,8 @@ benchmark() {
     bench_round "$r" "$fw" "$hl" "$pt" ${BENCH_ORDER[$r]}
   done
   cpu1=$(cpu_ns "$pid")
-  local trace_fw trace_hl
-  trace_fw=$(bench_trace fw); trace_hl=$(bench_trace hl)
+  local traced trace_fw trace_hl
+  traced=$(bench_trace); trace_fw=$(sed -n 1p <<< "$traced"); trace_hl=$(sed -n 2p <<< "$traced")
   kill -TERM "$pid" 2>/dev/null; wait_gone "$pid" 10
   local kf kh kp
   kf=$(percentiles "$fw"); kh=$(percentiles "$hl"); kp=$(percentiles "$pt")

@@ -1,16 +1,18 @@
 #!/usr/bin/python3
 """Where a press's time goes, from an ftrace of the guest (run-e2e's benchmark).
 
-Usage: tap-trace.py TRACE DAEMON_COMM
+Usage: tap-trace.py TRACE DAEMON_COMM...
 
 TRACE is the text of /sys/kernel/tracing/trace with the events sched_switch, sys_exit_epoll_wait
 (or sys_exit_poll, for a daemon that polls: keyd), sys_exit_read, sys_enter_write and
-sys_exit_write enabled, taken while `probe latency-mix` tapped one path. A press is a write of the
-probe to its source after which the probe reads the output (it waits for a press, not for a
-release). For each press, the first write of the daemon's thread DAEMON_COMM after its read splits
+sys_exit_write enabled, taken while `probe latency-mix` tapped its paths in turn. The probe makes
+the paths' sources in their order, so their file descriptors rise in it: the presses on the
+lowest one are the first path's, whose daemon is the first DAEMON_COMM (a thread's name), and so
+on. A press is a write of the probe to a source after which the probe reads the output (it waits
+for a press, not for a release). For each press, the daemon's first write after its read splits
 the way into: the probe's write until the daemon runs, until its wait (epoll_wait or poll)
 returns, until its read returns, its own work until its write enters the kernel, and that write
-(the output's timestamp is taken in it). Prints one line, in microseconds:
+(the output's timestamp is taken in it). Prints a line per path, in microseconds:
 "presses N: source write -> daemon runs P50 (P90), ..."
 """
 import re
@@ -29,13 +31,14 @@ def events(path):
                 yield m.group(1), float(m.group(3)) * 1e6, m.group(4)
 
 
-def presses(trace, daemon):
-    """Each press's times: source write, daemon on the CPU, epoll_wait, read and write."""
-    evs = list(trace)
-    # the probe's writes to its source: one event and SYN_REPORT, 48 bytes (ftrace prints hex)
+def presses(evs, fd, daemon):
+    """Each press on the source `fd`: how long each step took."""
+    # the probe's writes to its sources: one event and SYN_REPORT, 48 bytes (ftrace prints hex)
     writes = [i for i, (comm, _, what) in enumerate(evs)
-              if comm == 'probe' and what.startswith('sys_write(') and 'count: 30)' in what]
+              if comm == 'probe' and what.startswith('sys_write(fd: ') and 'count: 30)' in what]
     for k, i in enumerate(writes):
+        if source_fd(evs[i][2]) != fd:
+            continue
         end = writes[k + 1] if k + 1 < len(writes) else len(evs)
         span = evs[i + 1:end]
         if not any(comm == 'probe' and what.startswith('sys_read ->') for comm, _, what in span):
@@ -60,22 +63,32 @@ def presses(trace, daemon):
                    'work': t['write'] - t['read'], 'write': t['written'] - t['write']}
 
 
+def source_fd(what):
+    return int(what[len('sys_write(fd: '):].split(',')[0], 16)
+
+
 def percentile(values, p):
     values = sorted(values)
     return values[int((len(values) - 1) * p)]
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) < 3:
         sys.exit(__doc__.split('\n\n')[1])
-    found = list(presses(events(sys.argv[1]), sys.argv[2]))
-    if not found:
-        print('presses 0: none found in the trace')
-        return 1
-    parts = [f'{label} {percentile([p[key] for p in found], .5):.0f} ({percentile([p[key] for p in found], .9):.0f})'
-             for key, label in STEPS]
-    print(f'presses {len(found)}: ' + ', '.join(parts))
-    return 0
+    evs = list(events(sys.argv[1]))
+    fds = sorted({source_fd(what) for comm, _, what in evs
+                  if comm == 'probe' and what.startswith('sys_write(fd: ') and 'count: 30)' in what})
+    status = 0
+    for k, daemon in enumerate(sys.argv[2:]):
+        found = list(presses(evs, fds[k], daemon)) if k < len(fds) else []
+        if not found:
+            print('presses 0: none found in the trace')
+            status = 1
+            continue
+        parts = [f'{label} {percentile([p[key] for p in found], .5):.0f} ({percentile([p[key] for p in found], .9):.0f})'
+                 for key, label in STEPS]
+        print(f'presses {len(found)}: ' + ', '.join(parts))
+    return status
 
 
 if __name__ == '__main__':
