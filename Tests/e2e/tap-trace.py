@@ -31,11 +31,14 @@ def events(path):
                 yield m.group(1), float(m.group(3)) * 1e6, m.group(4)
 
 
-def presses(evs, fd, daemon):
-    """Each press on the source `fd`: how long each step took."""
-    # the probe's writes to its sources: one event and SYN_REPORT, 48 bytes (ftrace prints hex)
-    writes = [i for i, (comm, _, what) in enumerate(evs)
-              if comm == 'probe' and what.startswith('sys_write(fd: ') and 'count: 30)' in what]
+def source_writes(evs):
+    """Where the probe wrote to its sources: one event and SYN_REPORT, 48 bytes (ftrace prints hex)."""
+    return [i for i, (comm, _, what) in enumerate(evs)
+            if comm == 'probe' and what.startswith('sys_write(fd: ') and 'count: 30)' in what]
+
+
+def presses(evs, writes, fd, daemon):
+    """Each press on the source `fd` (`writes`: `source_writes(evs)`): how long each step took."""
     for k, i in enumerate(writes):
         if source_fd(evs[i][2]) != fd:
             continue
@@ -76,11 +79,11 @@ def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__.split('\n\n')[1])
     evs = list(events(sys.argv[1]))
-    fds = sorted({source_fd(what) for comm, _, what in evs
-                  if comm == 'probe' and what.startswith('sys_write(fd: ') and 'count: 30)' in what})
+    writes = source_writes(evs)
+    fds = sorted({source_fd(evs[i][2]) for i in writes})
     status = 0
     for k, daemon in enumerate(sys.argv[2:]):
-        found = list(presses(evs, fds[k], daemon)) if k < len(fds) else []
+        found = list(presses(evs, writes, fds[k], daemon)) if k < len(fds) else []
         if not found:
             print('presses 0: none found in the trace')
             status = 1
