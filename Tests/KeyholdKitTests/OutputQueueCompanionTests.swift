@@ -130,11 +130,11 @@ final class OutputQueueCompanionTests: XCTestCase {
         queue.onCompanionTimeout = { _ in timeouts += 1 }
         batch(queue, "é", fallback: fallbackE9)
         tap(queue, .y)
-        XCTAssertEqual(queue.nextDeadline, Timestamp(microseconds: 1_500_000))
-        desktop.clock = Timestamp(microseconds: 1_499_999)
+        XCTAssertEqual(queue.nextDeadline, Timestamp(microseconds: 3_000_000))
+        desktop.clock = Timestamp(microseconds: 2_999_999)
         queue.drain()
         XCTAssertEqual(timeouts, 0)
-        desktop.clock = Timestamp(microseconds: 1_500_000)
+        desktop.clock = Timestamp(microseconds: 3_000_000)
         queue.drain()
         XCTAssertEqual(timeouts, 1)
         XCTAssertNil(queue.companion)
@@ -143,6 +143,43 @@ final class OutputQueueCompanionTests: XCTestCase {
         batch(queue, "é", fallback: fallbackE9)
         XCTAssertEqual(desktop.requests.count, 1)
         XCTAssertEqual(desktop.timeline.count, 1 + 12 + 2 + 12)
+    }
+
+    /// A companion that says it still waits (its desktop is busy) keeps its character for another
+    /// acknowledgement timeout each time, up to the limit after the hand-off; a word about another
+    /// character changes nothing.
+    func testWaitingMovesTheDeadlineUpToTheLimit() {
+        let (queue, desktop) = make()
+        var timeouts = 0
+        queue.onCompanionTimeout = { _ in timeouts += 1 }
+        batch(queue, "é", fallback: fallbackE9)
+        tap(queue, .y)
+        let id = desktop.requests[0].id
+        desktop.clock = Timestamp(microseconds: 1_000_000)
+        queue.companionWaits(id + 1)
+        XCTAssertEqual(queue.nextDeadline, Timestamp(microseconds: 3_000_000))
+        queue.companionWaits(id)
+        XCTAssertEqual(queue.nextDeadline, Timestamp(microseconds: 4_000_000))
+        desktop.clock = Timestamp(microseconds: 3_999_999)
+        queue.drain()
+        XCTAssertEqual(timeouts, 0)
+        desktop.clock = Timestamp(microseconds: 9_000_000)
+        queue.companionWaits(id)
+        XCTAssertEqual(queue.nextDeadline, Timestamp(microseconds: 10_000_000), "no later than the limit")
+        desktop.clock = Timestamp(microseconds: 9_999_999)
+        queue.drain()
+        XCTAssertEqual(desktop.timeline, ["companion:é"], "y waits behind é")
+        queue.acknowledge(id)
+        XCTAssertEqual(timeouts, 0)
+        XCTAssertEqual(desktop.timeline, ["companion:é", "y↓", "y↑"])
+        desktop.clock = Timestamp(microseconds: 20_000_000)   // y has settled
+        batch(queue, "è", fallback: [])
+        XCTAssertEqual(desktop.requests.count, 2)
+        desktop.clock = Timestamp(microseconds: 21_000_000)
+        queue.companionWaits(desktop.requests[1].id)
+        desktop.clock = Timestamp(microseconds: 24_000_000)
+        queue.drain()
+        XCTAssertEqual(timeouts, 1, "a companion that stops saying so times out")
     }
 
     /// The companion's connection closes mid-sequence: its unacknowledged character and the rest

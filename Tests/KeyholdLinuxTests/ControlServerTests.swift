@@ -62,7 +62,7 @@ final class ControlServerTests: XCTestCase {
         try client.sendRaw(Array("{\"cmd\":\"reboot\"}\n".utf8))
         let unknown = try client.readReply()
         XCTAssertEqual(unknown["ok"], .bool(false))
-        XCTAssertEqual(unknown["error"]?.stringValue, "unknown command \"reboot\" (commands: status, reload, pause, resume, monitor, companion, keymap, typed, untyped, pick, dismiss, focus)")
+        XCTAssertEqual(unknown["error"]?.stringValue, "unknown command \"reboot\" (commands: status, reload, pause, resume, monitor, companion, keymap, typed, untyped, waiting, pick, dismiss, focus)")
 
         // monitor: root asked for content and gets it
         let monitor = try ControlClient(path: path)
@@ -222,6 +222,9 @@ final class ControlServerTests: XCTestCase {
         XCTAssertEqual(try client.request(.untyped(id: 1))["ok"], .bool(false))
         XCTAssertEqual(try ControlRequest(line: Array(ControlRequest.untyped(id: 9).line.utf8.dropLast())), .untyped(id: 9))
         XCTAssertThrowsError(try ControlRequest(line: Array("{\"cmd\":\"untyped\",\"id\":0}".utf8)))
+        XCTAssertEqual(try client.request(.waiting(id: 1))["ok"], .bool(false))
+        XCTAssertEqual(try ControlRequest(line: Array(ControlRequest.waiting(id: 9).line.utf8.dropLast())), .waiting(id: 9))
+        XCTAssertThrowsError(try ControlRequest(line: Array("{\"cmd\":\"waiting\",\"id\":0}".utf8)))
         XCTAssertThrowsError(try ControlRequest(line: Array("{\"cmd\":\"pick\",\"index\":-1}".utf8)))
         XCTAssertEqual(try ControlRequest(line: Array(ControlRequest.pick(index: 3).line.utf8.dropLast())), .pick(index: 3))
         // a companion's note (what it cannot do there) round-trips; a note that is not a short string is refused
@@ -251,9 +254,9 @@ final class ControlServerTests: XCTestCase {
         XCTAssertEqual(event["after"]?.intValue, 12)
         XCTAssertEqual(event["written_at"]?.intValue, 81_234_567, "when the last of the keys before it was written")
         XCTAssertEqual(event["text"]?.stringValue, "é")
-        try client.sendRaw(Array((ControlRequest.typed(id: 7, delivered: false).line + ControlRequest.typed(id: 7, delivered: true).line
-                                  + ControlRequest.untyped(id: 8).line).utf8))
-        XCTAssertTrue(waitUntil(5) { loop.sync { handler.typed == ["7 written", "7 delivered", "8 not typed"] } })
+        try client.sendRaw(Array((ControlRequest.waiting(id: 7).line + ControlRequest.typed(id: 7, delivered: false).line
+                                  + ControlRequest.typed(id: 7, delivered: true).line + ControlRequest.untyped(id: 8).line).utf8))
+        XCTAssertTrue(waitUntil(5) { loop.sync { handler.typed == ["7 waiting", "7 written", "7 delivered", "8 not typed"] } })
         // A sound for the session's sound server: its name, volume and the daemon's clock.
         let before = FeedbackClock.nanoseconds()
         XCTAssertTrue(loop.sync { server.companions.sendSound(.system, volume: 0.25, to: handler.connected[0]) })
@@ -654,6 +657,9 @@ final class CompanionHandler: ControlHandler, @unchecked Sendable {
     }
     func companion(_ companion: SessionCompanion, couldNotType id: UInt64) {
         typed.append("\(id) not typed")
+    }
+    func companion(_ companion: SessionCompanion, waitsToType id: UInt64) {
+        typed.append("\(id) waiting")
     }
 }
 

@@ -84,9 +84,16 @@ public final class OutputQueue: TextHandOffOutput {
     /// to the compositor, which has read them by its answer); this pause is for a companion
     /// that can do neither.
     public var handOffSettleMicroseconds = 5_000
-    /// How long the companion has to acknowledge one character: more than it may wait for the
-    /// desktop to deliver the keys before it (`keyhold-session` waits up to 1 s).
-    public var acknowledgementTimeoutMicroseconds = 1_500_000
+    /// How long the companion has to acknowledge one character, or to say it still waits
+    /// (`companionWaits`): more than it waits for a desktop that is not busy to deliver the keys
+    /// before it (`keyhold-session` waits 1 s, and longer only while the desktop is busy), with
+    /// room for a compositor that a loaded machine runs late (in a loaded CI run, sway's
+    /// companion once answered later than the 1.5 s this was).
+    public var acknowledgementTimeoutMicroseconds = 3_000_000
+    /// The longest a character waits for its companion, however often it says it still waits: a
+    /// loaded machine's desktop can be busy for seconds (GNOME Shell under QEMU: 2 s), and the
+    /// character then goes in order; a stuck one does not hold the keyboard for longer.
+    public var acknowledgementLimitMicroseconds = 10_000_000
     /// Keys whose transitions `writtenCount` leaves out: those the desktop never delivers, so
     /// the companion cannot see them arrive (a set, not a test to call, on every key written).
     public var uncountedKeys = OutputKeyState()
@@ -160,6 +167,14 @@ public final class OutputQueue: TextHandOffOutput {
     /// character is on its way and is not typed again.
     public func companionWrote(_ id: UInt64) {
         if inFlight?.id == id { inFlight?.written = true }
+    }
+
+    /// The companion still waits for a busy desktop before typing `id`: its deadline moves on,
+    /// up to `acknowledgementLimitMicroseconds` after the hand-off.
+    public func companionWaits(_ id: UInt64) {
+        guard let flight = inFlight, flight.id == id else { return }
+        let limit = flight.sent.adding(microseconds: acknowledgementLimitMicroseconds)
+        inFlight?.deadline = min(clock().adding(microseconds: acknowledgementTimeoutMicroseconds), limit)
     }
 
     /// The companion cannot type `id` (no program takes text from it now): its fallback key

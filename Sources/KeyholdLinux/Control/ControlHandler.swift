@@ -20,6 +20,8 @@ public protocol ControlHandler: AnyObject {
     func companion(_ companion: SessionCompanion, typed id: UInt64, delivered: Bool)
     /// The companion cannot type character `id`: the daemon types it with its own method.
     func companion(_ companion: SessionCompanion, couldNotType id: UInt64)
+    /// The companion still waits for its desktop to deliver the keys before character `id`.
+    func companion(_ companion: SessionCompanion, waitsToType id: UInt64)
     /// The companion's picker was clicked on candidate `index` (0: the base character).
     func companion(_ companion: SessionCompanion, picked index: Int)
     /// The companion saw a click elsewhere or a focus change.
@@ -37,6 +39,7 @@ extension ControlHandler {
     }
     public func companion(_ companion: SessionCompanion, typed id: UInt64, delivered: Bool) {}
     public func companion(_ companion: SessionCompanion, couldNotType id: UInt64) {}
+    public func companion(_ companion: SessionCompanion, waitsToType id: UInt64) {}
     public func companion(_ companion: SessionCompanion, picked index: Int) {}
     public func companionDismissedCallout(_ companion: SessionCompanion) {}
     public func companion(_ companion: SessionCompanion, focused focus: ApplicationFocus) {}

@@ -21,7 +21,9 @@ import KeyholdKit
 //   companion: {"cmd":"typed","id":7,"delivered":false} (written to the desktop), then
 //              {"cmd":"typed","id":7} (the desktop has delivered it: what follows may go), or
 //              {"cmd":"untyped","id":7} (it cannot: no program takes text from it now; the daemon
-//              types the character with its own method, in its place)
+//              types the character with its own method, in its place); before either, any number
+//              of {"cmd":"waiting","id":7} (the desktop is busy and has not delivered the keys
+//              before it yet: the daemon waits on, acknowledgementLimitMicroseconds at most)
 //   ("after": type only once the desktop has delivered that many of the virtual keyboard's key
 //   transitions since the previous character, or since {"event":"active"}, which the daemon
 //   sends when the companion's session comes in front; on Wayland, where nothing can be
@@ -47,6 +49,8 @@ public enum ControlRequest: Equatable, Sendable {
     case typed(id: UInt64, delivered: Bool)
     /// The companion cannot type character `id` (IBus: no program's text input has the focus).
     case untyped(id: UInt64)
+    /// The companion is alive and still waits for a busy desktop to deliver the keys before `id`.
+    case waiting(id: UInt64)
     /// The picker was clicked: candidate `index` (1...n; 0 the base character).
     case pick(index: Int)
     /// The user clicked elsewhere or focus moved: the callout closes, keeping what it shows.
@@ -54,7 +58,7 @@ public enum ControlRequest: Equatable, Sendable {
     /// Another application (or text field) has the keyboard focus.
     case focus(ApplicationFocus)
 
-    public static let commands = ["status", "reload", "pause", "resume", "monitor", "companion", "keymap", "typed", "untyped", "pick", "dismiss", "focus"]
+    public static let commands = ["status", "reload", "pause", "resume", "monitor", "companion", "keymap", "typed", "untyped", "waiting", "pick", "dismiss", "focus"]
 
     /// Parses one request line (without its newline).
     public init<C: Collection>(line: C) throws(ControlProtocolError) where C.Element == UInt8 {
@@ -96,9 +100,9 @@ public enum ControlRequest: Equatable, Sendable {
             let delivered = value["delivered"]
             guard delivered == nil || delivered?.boolValue != nil else { throw .malformed("malformed request: \"delivered\" must be true or false") }
             self = .typed(id: UInt64(id), delivered: delivered?.boolValue ?? true)
-        case "untyped":
+        case "untyped", "waiting":
             guard let id = value["id"]?.intValue, id > 0 else { throw .malformed("malformed request: \"id\" must be a positive integer") }
-            self = .untyped(id: UInt64(id))
+            self = name == "untyped" ? .untyped(id: UInt64(id)) : .waiting(id: UInt64(id))
         case "pick":
             guard let index = value["index"]?.intValue, (0...1000).contains(index) else {
                 throw .malformed("malformed request: \"index\" must be a candidate's number (0 to 1000)")
@@ -152,6 +156,7 @@ public enum ControlRequest: Equatable, Sendable {
         case .typed(let id, let delivered):
             return delivered ? "{\"cmd\":\"typed\",\"id\":\(id)}\n" : "{\"cmd\":\"typed\",\"id\":\(id),\"delivered\":false}\n"
         case .untyped(let id): return "{\"cmd\":\"untyped\",\"id\":\(id)}\n"
+        case .waiting(let id): return "{\"cmd\":\"waiting\",\"id\":\(id)}\n"
         case .pick(let index): return "{\"cmd\":\"pick\",\"index\":\(index)}\n"
         case .dismiss: return "{\"cmd\":\"dismiss\"}\n"
         case .focus(let focus):

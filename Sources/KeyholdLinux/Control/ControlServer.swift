@@ -282,7 +282,7 @@ public final class ControlServer: EngineObserver {
             return
         }
         switch request {
-        case .companion, .keymap, .typed, .untyped, .pick, .dismiss, .focus:
+        case .companion, .keymap, .typed, .untyped, .waiting, .pick, .dismiss, .focus:
             companions.handle(request, from: client, handler: handler)
             return
         default:
@@ -332,7 +332,7 @@ public final class ControlServer: EngineObserver {
             enqueue(client, reply.bytes, now: true)
             if let open, clients[client.fd] === client { enqueue(client, open, now: true) }
             return
-        case .companion, .keymap, .typed, .untyped, .pick, .dismiss, .focus:
+        case .companion, .keymap, .typed, .untyped, .waiting, .pick, .dismiss, .focus:
             return
         }
         enqueue(client, reply.bytes, now: true)

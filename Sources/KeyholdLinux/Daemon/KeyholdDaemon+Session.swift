@@ -194,6 +194,11 @@ extension KeyholdDaemon: ControlHandler {
         outputQueue.companionCouldNotType(id)
     }
 
+    public func companion(_ companion: SessionCompanion, waitsToType id: UInt64) {
+        guard outputQueue.companion === companion else { return }
+        outputQueue.companionWaits(id)
+    }
+
     public func companion(_ companion: SessionCompanion, picked index: Int) {
         guard companion === activeCompanion else { return }
         engine.pickCallout(index)

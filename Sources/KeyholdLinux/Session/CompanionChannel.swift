@@ -65,6 +65,9 @@ public final class CompanionChannel {
         case .untyped(let id):
             guard let companion = client.companion else { notCompanion(client); return }
             handler.companion(companion, couldNotType: id)
+        case .waiting(let id):
+            guard let companion = client.companion else { notCompanion(client); return }
+            handler.companion(companion, waitsToType: id)
         case .pick(let index):
             guard let companion = client.companion else { notCompanion(client); return }
             handler.companion(companion, picked: index)
