@@ -135,6 +135,13 @@ int khi_wait_keys(uint64_t count, int timeout_ms) {
     return reached;
 }
 
+uint64_t khi_keys_passed(void) {
+    g_mutex_lock(&keys_lock);
+    uint64_t passed = keys_passed;
+    g_mutex_unlock(&keys_lock);
+    return passed;
+}
+
 static gboolean is_real_context(const gchar *path) {
     return path && !g_str_has_suffix(path, FAKE_CONTEXT_SUFFIX);
 }
@@ -256,6 +263,28 @@ int khi_sync(void) {
     GVariant *reply = g_dbus_connection_call_sync(ibus_bus_get_connection(bus), "org.freedesktop.DBus",
                                                   "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetId",
                                                   NULL, NULL, G_DBUS_CALL_FLAGS_NONE, 2000, NULL, NULL);
+    if (!reply) return -1;
+    g_variant_unref(reply);
+    return 0;
+}
+
+// GNOME Shell puts a key that passed IBus back into mutter's event queue from the main-thread
+// callback of its ProcessKeyEvent answer; mutter's backend source hands the program one queued
+// event per main-loop iteration, and a commit GNOME Shell handles before that goes first (mutter
+// then flushes it ahead of the key: meta_wayland_text_input_handle_event in mutter 43). Its
+// connection to ibus-daemon carries the answers, this call and the commit in order, and its main
+// context runs their callbacks in that order: once the panel has answered, every key answered
+// before is back in the queue, and each main-loop iteration after it (a round trip to the
+// compositor is at least one) has the backend source, older than any callback, hand on one more.
+// A Wayland round trip alone proves nothing of the answers: GNOME Shell reads them on GDBus's
+// worker thread, which a loaded machine may run late. Properties.GetAll of the panel's interface
+// (it has none) is answered from the main context and changes nothing.
+int khi_sync_panel(void) {
+    if (!khi_ready()) return -1;
+    GVariant *reply = g_dbus_connection_call_sync(ibus_bus_get_connection(bus), IBUS_SERVICE_PANEL, IBUS_PATH_PANEL,
+                                                  "org.freedesktop.DBus.Properties", "GetAll",
+                                                  g_variant_new("(s)", IBUS_INTERFACE_PANEL), NULL,
+                                                  G_DBUS_CALL_FLAGS_NONE, 1000, NULL, NULL);
     if (!reply) return -1;
     g_variant_unref(reply);
     return 0;

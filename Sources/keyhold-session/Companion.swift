@@ -35,7 +35,7 @@ final class Companion {
     /// XInput 2), so a character is typed only after the keys before it.
     private var followsVirtualKeyboard = false
     /// How long to wait for the keys typed before a character to reach the desktop (the daemon
-    /// waits 1.5 s for the acknowledgement).
+    /// waits 3 s for the acknowledgement, or for word that the companion still waits).
     static let orderTimeoutMilliseconds: Int64 = 1_000
 
     init(typist: SessionTypist, picker: CandidatePicker?, overlay: PickerOverlay?, sound: SessionSound, controlPath: String,
@@ -174,10 +174,12 @@ final class Companion {
             Log.debug("type request \(id)")   // never what it is
             if followsVirtualKeyboard, let after = message["after"]?.intValue, after > 0 {
                 let waited = try typist.waitForTransitions(UInt64(after), writtenAt: message["written_at"]?.intValue.map(Int64.init),
-                                                          timeoutMilliseconds: Companion.orderTimeoutMilliseconds)
+                                                          timeoutMilliseconds: Companion.orderTimeoutMilliseconds) {
+                    do { try connection?.send(.waiting(id: UInt64(id))) } catch { Log.debug("cannot say the character still waits: \(error)") }
+                }
                 if waited.keymapChanged { keymapMayHaveChanged = true }
                 if !waited.reached {
-                    Log.warning("the display server had not delivered the keys before a character after \(Companion.orderTimeoutMilliseconds) ms;"
+                    Log.warning("the display server had not delivered the keys before a character in time (\(Companion.orderTimeoutMilliseconds) ms, more while it was busy);"
                                 + " typing it anyway")
                 }
             }

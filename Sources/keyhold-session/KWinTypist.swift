@@ -81,7 +81,7 @@ final class KWinTypist: SessionTypist {
 
     /// The keys before a character: a round trip, then until the program has sent a state update
     /// since the last of them was written, or they are `answerWait` old.
-    func waitForTransitions(_ count: UInt64, writtenAt: Int64?, timeoutMilliseconds: Int64) throws(DisplayLost) -> (reached: Bool, keymapChanged: Bool) {
+    func waitForTransitions(_ count: UInt64, writtenAt: Int64?, timeoutMilliseconds: Int64, stillWaiting: () -> Void) throws(DisplayLost) -> (reached: Bool, keymapChanged: Bool) {
         guard count > 0 else { return (true, try dispatch(readable: false)) }
         try seat.sync()
         var keymapChanged = try dispatch(readable: false)

@@ -23,8 +23,10 @@ protocol SessionTypist: AnyObject {
     /// Counts from zero again; true when what it read showed a new keymap.
     func resetCount() throws(DisplayLost) -> Bool
     /// Waits (at most `timeoutMilliseconds`) for `count` transitions since the count started,
-    /// the last of them written at `writtenAt` (CLOCK_MONOTONIC µs, when the daemon says).
-    func waitForTransitions(_ count: UInt64, writtenAt: Int64?, timeoutMilliseconds: Int64) throws(DisplayLost) -> (reached: Bool, keymapChanged: Bool)
+    /// the last of them written at `writtenAt` (CLOCK_MONOTONIC µs, when the daemon says). A
+    /// backend that can tell the desktop is busy rather than the keys gone may wait on, calling
+    /// `stillWaiting` each time, so that the daemon waits too.
+    func waitForTransitions(_ count: UInt64, writtenAt: Int64?, timeoutMilliseconds: Int64, stillWaiting: () -> Void) throws(DisplayLost) -> (reached: Bool, keymapChanged: Bool)
     /// Keycodes of the desktop's keymap that hold this process's characters (the daemon skips them).
     var temporaryKeycodes: [Int] { get }
     /// Pointer clicks anywhere in the session since the last call (0 where the backend cannot

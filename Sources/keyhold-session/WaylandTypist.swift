@@ -67,7 +67,7 @@ final class WaylandTypist: SessionTypist {
     func resetCount() throws(DisplayLost) -> Bool { try dispatch(readable: false) }
 
     /// The keys before a character: a round trip, after which the compositor has read them.
-    func waitForTransitions(_ count: UInt64, writtenAt: Int64?, timeoutMilliseconds: Int64) throws(DisplayLost) -> (reached: Bool, keymapChanged: Bool) {
+    func waitForTransitions(_ count: UInt64, writtenAt: Int64?, timeoutMilliseconds: Int64, stillWaiting: () -> Void) throws(DisplayLost) -> (reached: Bool, keymapChanged: Bool) {
         if count > 0 { try sync() }
         return (true, try dispatch(readable: false))
     }

@@ -60,7 +60,7 @@ final class X11Typist: SessionTypist {
 
     /// Waits (reading X events, at most `timeoutMilliseconds`) until the server has delivered
     /// `count` transitions of the followed device since the count last started; false on timeout.
-    func waitForTransitions(_ count: UInt64, writtenAt: Int64?, timeoutMilliseconds: Int64) -> (reached: Bool, keymapChanged: Bool) {
+    func waitForTransitions(_ count: UInt64, writtenAt: Int64?, timeoutMilliseconds: Int64, stillWaiting: () -> Void) -> (reached: Bool, keymapChanged: Bool) {
         var keymapChanged = false
         let end = Companion.now() + timeoutMilliseconds
         while true {

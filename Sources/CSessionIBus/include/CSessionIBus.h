@@ -34,6 +34,11 @@ void khi_reset_keys(void);
 // Waits at most `timeout_ms` until `count` keys have passed IBus since the count started: 1
 // when they have, 0 when the time ran out.
 int khi_wait_keys(uint64_t count, int timeout_ms);
+// How many keys have passed IBus since the count started.
+uint64_t khi_keys_passed(void);
+// A round trip to the IBus panel's main thread (GNOME Shell's, on GNOME), through ibus-daemon:
+// 0, or -1 when no panel answers within a second.
+int khi_sync_panel(void);
 // Whether a key event IBus is asked about counts as a key that passed: a release, or a press of
 // a key not already down (a press of one down is the desktop's autorepeat); remembers which keys
 // are down. Called by the counting filter; exported for its tests.
