@@ -25,11 +25,13 @@
 //      opts: -l  print "sent SEC.USEC CODE VALUE" (CLOCK_MONOTONIC) after each key write
 //            --rep  advertise EV_REP (kernel autorepeat)   --bus usb|virtual|bluetooth|i8042
 //            --id VENDOR:PRODUCT (hex)
-//   probe record DEV [-t SEC] [-n N] [-k CODE] [-a]  print "SEC.USEC CODE VALUE" per key event
-//                                       (CLOCK_MONOTONIC; SYN_DROPPED as "SEC.USEC dropped"; -a: all
-//                                       events as "SEC.USEC TYPE CODE VALUE"). First line
+//   probe record DEV [-t SEC] [-n N] [-k CODE] [-i SEC] [-a]  print "SEC.USEC CODE VALUE" per key
+//                                       event (CLOCK_MONOTONIC; SYN_DROPPED as "SEC.USEC dropped";
+//                                       -a: all events as "SEC.USEC TYPE CODE VALUE"). First line
 //                                       "# recording DEV". Stops after SEC (default 10), N key
-//                                       events, or a press of CODE. Never grabs.
+//                                       events, a press of CODE, or -i SEC without a key event
+//                                       once one came (a stream that lost some ends there, not
+//                                       at -t). Never grabs.
 //   probe flood-verify N [-s] < RECORD  check a recording of "flood N": in-order subsequence
 //                                       (-s: and complete). Prints "flood: sent N received M ..."
 //   probe latency SRC_NAME DST_NAME COUNT [-c CODE] [-g MS] [-t SEC] [-p] [-r FILE]
@@ -374,10 +376,11 @@ static void set_monotonic(int fd, const char *path) {
 }
 
 static int cmd_record(int argc, char **argv) {
-    if (argc < 1) die("usage: probe record DEV [-t SEC] [-n N] [-k CODE] [-a]");
-    double t = 10; long max = -1; int all = 0, until = -1, seen = 0;
+    if (argc < 1) die("usage: probe record DEV [-t SEC] [-n N] [-k CODE] [-i SEC] [-a]");
+    double t = 10, idle = 0; long max = -1; int all = 0, until = -1, seen = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-t") && i + 1 < argc) t = atof(argv[++i]);
+        else if (!strcmp(argv[i], "-i") && i + 1 < argc) idle = atof(argv[++i]);
         else if (!strcmp(argv[i], "-n") && i + 1 < argc) max = atol(argv[++i]);
         else if (!strcmp(argv[i], "-k") && i + 1 < argc) until = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-a")) all = 1;
@@ -388,9 +391,13 @@ static int cmd_record(int argc, char **argv) {
     set_monotonic(fd, argv[0]);
     static char buf[1 << 16]; setvbuf(stdout, buf, _IOFBF, sizeof buf);   // flooding: don't write per line
     printf("# recording %s\n", argv[0]); fflush(stdout);
-    int64_t end = now_us() + (int64_t)(t * 1e6); long keys = 0;
+    int64_t end = now_us() + (int64_t)(t * 1e6), last_key = 0; long keys = 0;
     while (!stop_flag && !seen && (max < 0 || keys < max)) {
         int64_t left = end - now_us();
+        if (idle > 0 && last_key > 0) {
+            int64_t quiet = last_key + (int64_t)(idle * 1e6) - now_us();
+            if (quiet < left) left = quiet;
+        }
         if (left <= 0) break;
         struct pollfd p = { fd, POLLIN, 0 };
         int r = poll(&p, 1, (int)(left / 1000) + 1);
@@ -405,7 +412,7 @@ static int cmd_record(int argc, char **argv) {
             if (all) printf("%ld.%06ld %d %d %d\n", s, us, e->type, e->code, e->value);
             else if (e->type == EV_SYN && e->code == SYN_DROPPED) printf("%ld.%06ld dropped\n", s, us);
             else if (e->type == EV_KEY) printf("%ld.%06ld %d %d\n", s, us, e->code, e->value);
-            if (e->type == EV_KEY) keys++;
+            if (e->type == EV_KEY) { keys++; last_key = now_us(); }
             if (e->type == EV_KEY && e->code == until && e->value == 1) seen = 1;
         }
     }
