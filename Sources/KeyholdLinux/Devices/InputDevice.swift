@@ -23,9 +23,8 @@ public final class InputDevice: KeyboardDevice {
     /// no array access checks.
     private let events: UnsafeMutablePointer<input_event>
     private static let readCapacity = 64
-    /// After SYN_DROPPED the events up to the next SYN_REPORT are incomplete: they are dropped
-    /// and the key state is asked of the kernel instead.
-    private var discarding = false
+    /// What the events read mean, SYN_DROPPED's rule kept from one read to the next.
+    private var decoder = EventBatchDecoder()
 
     /// Opens the node non-blocking. Read-write when allowed (LEDs), else read-only: EVIOCGRAB
     /// needs only read access.
@@ -138,7 +137,8 @@ public final class InputDevice: KeyboardDevice {
     /// Reads what is queued (the fd is non-blocking): one read() of up to 64 events, again only
     /// when it came back full (the loop's epoll is level-triggered: what arrives later wakes it
     /// again). After SYN_DROPPED, hands `.dropped`, drops the events up to the next SYN_REPORT,
-    /// then hands `.resynced`: `keysHeld` is the truth from there on.
+    /// hands on the rest of that read, then `.resynced`: `keysHeld` is the truth from there on
+    /// (`EventBatchDecoder`).
     public func readAvailable(_ body: (DeviceEvent) -> Void) -> DeviceReadEnd {
         let size = MemoryLayout<input_event>.stride
         while true {
@@ -152,27 +152,8 @@ public final class InputDevice: KeyboardDevice {
                 }
             }
             let count = n / size
-            for i in 0..<count { deliver(events[i], body) }
+            decoder.decode(UnsafeBufferPointer(start: events, count: count), body)
             if count < InputDevice.readCapacity { return .drained }
-        }
-    }
-
-    private func deliver(_ ev: input_event, _ body: (DeviceEvent) -> Void) {
-        switch Int32(ev.type) {
-        case EV_KEY where !discarding:
-            body(.key(code: ev.code, value: ev.value, time: MonotonicClock.timestamp(ev.time)))
-        case EV_SYN where Int32(ev.code) == SYN_DROPPED:
-            discarding = true
-            body(.dropped)
-        case EV_SYN where Int32(ev.code) == SYN_REPORT:
-            if discarding {
-                discarding = false
-                body(.resynced)
-            } else {
-                body(.frameEnd)
-            }
-        default:
-            break
         }
     }
 }
