@@ -180,6 +180,17 @@ final class DeviceManagerTests: XCTestCase {
         XCTAssertEqual(manager.keysHeld, [])
     }
 
+    /// After resume, a tap still queued is read before the state is asked (which would flush it).
+    func testResyncAfterResumeReadsWhatIsQueuedFirst() {
+        let kb = source.add("/dev/input/event3")
+        start()
+        clock.time = at(1_000_100)
+        kb.queue(.key(code: c, value: 1, time: at(1_000_050)), .key(code: c, value: 0, time: at(1_000_060)))
+        manager.resyncAll()
+        XCTAssertEqual(recorder.log.suffix(2), ["46 down @1000050", "46 up @1000060"])
+        XCTAssertEqual(manager.keysHeld, [])
+    }
+
     // MARK: - Several keyboards
 
     func testTwoKeyboardsHoldingTheSameModifierMakeOneDownAndOneUp() {
@@ -306,7 +317,8 @@ final class VirtualClock: TimeSource {
     func now() -> Timestamp { time }
 }
 
-/// A device whose key state follows the events read from it, as libevdev's does.
+/// A device whose key state is the kernel's: it changes as the device sends (`queue`), not as
+/// events are read, and asking it (EVIOCGKEY) empties the queue of the key events it counts.
 final class FakeKeyboard: KeyboardDevice {
     let path: String, name: String, fd: Int32
     let lettersAndSpace: Bool
@@ -326,8 +338,11 @@ final class FakeKeyboard: KeyboardDevice {
         DeviceIdentity(path: path, name: name, vendor: 1, product: 2, bustype: 3, phys: "", hasLettersAndSpace: lettersAndSpace,
                        hasPointerAxes: false)
     }
-    var keysHeld: [UInt16] { held.sorted() }
-    var anyKeyHeld: Bool { !held.isEmpty }
+    var keysHeld: [UInt16] {
+        pending.removeAll { if case .key = $0 { return true } else { return false } }
+        return held.sorted()
+    }
+    var anyKeyHeld: Bool { !keysHeld.isEmpty }
     func useMonotonicClock() -> Bool { true }
     func grab() -> Int32 {
         grabCalls += 1
@@ -342,16 +357,15 @@ final class FakeKeyboard: KeyboardDevice {
         return true
     }
 
-    func queue(_ events: DeviceEvent...) { pending += events }
+    func queue(_ events: DeviceEvent...) {
+        for case .key(let code, let value, _) in events {
+            if value == 1 { held.insert(code) } else if value == 0 { held.remove(code) }
+        }
+        pending += events
+    }
 
     func readAvailable(_ body: (DeviceEvent) -> Void) -> DeviceReadEnd {
-        while !pending.isEmpty {
-            let event = pending.removeFirst()
-            if case .key(let code, let value, _) = event {
-                if value == 1 { held.insert(code) } else if value == 0 { held.remove(code) }
-            }
-            body(event)
-        }
+        while !pending.isEmpty { body(pending.removeFirst()) }
         return end
     }
 }

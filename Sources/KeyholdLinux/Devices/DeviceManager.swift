@@ -161,7 +161,10 @@ public final class DeviceManager {
     /// (after resume from sleep, when events may have been lost without a SYN_DROPPED).
     public func resyncAll() {
         for managed in devices.values.sorted(by: { $0.device.path < $1.device.path }) where managed.grabbedAt != nil {
-            reconcile(managed)
+            // What is queued first: asking the key state empties the kernel's queue of the key
+            // events it counts, and a tap still queued would be lost.
+            read(managed)
+            if !managed.closed && managed.grabbedAt != nil { reconcile(managed) }
         }
     }
 
