@@ -51,11 +51,14 @@
 //                                       of, the key, and the file each latency is appended to.
 //                                       Prints "ready DEV SRC_NAME" per source as it is created,
 //                                       then "latency SRC_NAME: events ..." per path.
-//   probe first-key SRC_NAME DST_NAME CODE [-t SEC] [-o LOG] -- CMD ARG...
+//   probe first-key SRC_NAME DST_NAME CODE [-t SEC] [-o LOG] [-f PRIO] -- CMD ARG...
 //                                       create source SRC_NAME, start CMD (output to LOG), and tap
 //                                       CODE every 10 ms until it arrives on a device DST_NAME:
 //                                       prints "first-key: pid P exec->device N us exec->key M us"
 //                                       (kernel timestamps, CLOCK_MONOTONIC). CMD keeps running.
+//                                       -f: CMD starts at SCHED_FIFO PRIO, set before its exec as
+//                                       systemd sets a service's CPUSchedulingPolicy (chrt would add
+//                                       an exec of its own to the time measured)
 //   CODE: a number or a name from linux/input-event-codes.h (30, KEY_A, a, leftshift).
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -66,6 +69,7 @@
 #include <linux/input.h>
 #include <linux/uinput.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -626,13 +630,14 @@ static int cmd_latency_mix(int argc, char **argv) {
 
 // ---- first key ----
 static int cmd_first_key(int argc, char **argv) {
-    const char *usage = "usage: probe first-key SRC_NAME DST_NAME CODE [-t SEC] [-o LOG] -- CMD ARG...";
+    const char *usage = "usage: probe first-key SRC_NAME DST_NAME CODE [-t SEC] [-o LOG] [-f PRIO] -- CMD ARG...";
     if (argc < 5) die("%s", usage);
     int code = parse_code(argv[2]); if (code < 0) return 2;
-    double t = 20; const char *log = "/dev/null"; int cmd = -1;
+    double t = 20; const char *log = "/dev/null"; int cmd = -1, fifo = 0;
     for (int i = 3; i < argc; i++) {
         if (!strcmp(argv[i], "-t") && i + 1 < argc) t = atof(argv[++i]);
         else if (!strcmp(argv[i], "-o") && i + 1 < argc) log = argv[++i];
+        else if (!strcmp(argv[i], "-f") && i + 1 < argc) fifo = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--") && i + 1 < argc) { cmd = i + 1; break; }
         else die("%s", usage);
     }
@@ -647,6 +652,11 @@ static int cmd_first_key(int argc, char **argv) {
     if (pid == 0) {
         int out = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
         if (out >= 0) { dup2(out, 1); dup2(out, 2); }
+        struct sched_param sp = { .sched_priority = fifo };
+        if (fifo > 0 && sched_setscheduler(0, SCHED_FIFO, &sp) < 0) {
+            fprintf(stderr, "probe first-key: SCHED_FIFO %d: %s\n", fifo, strerror(errno));
+            _exit(126);
+        }
         execvp(argv[cmd], argv + cmd);
         _exit(127);
     }
