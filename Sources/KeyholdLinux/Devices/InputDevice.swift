@@ -54,7 +54,7 @@ public final class InputDevice: KeyboardDevice {
     deinit {
         if isGrabbed { _ = libevdev_grab(dev, LIBEVDEV_UNGRAB) }
         libevdev_free(dev)
-        close(fd)
+        EventNodeCloser.close(fd)   // not on the input thread: it waits for the kernel
         events.deallocate()
     }
 
