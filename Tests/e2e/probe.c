@@ -51,14 +51,18 @@
 //                                       of, the key, and the file each latency is appended to.
 //                                       Prints "ready DEV SRC_NAME" per source as it is created,
 //                                       then "latency SRC_NAME: events ..." per path.
-//   probe first-key SRC_NAME DST_NAME CODE [-t SEC] [-o LOG] [-f PRIO] -- CMD ARG...
+//   probe first-key SRC_NAME DST_NAME CODE [-t SEC] [-o LOG] [-f PRIO] [-F PRIO] -- CMD ARG...
 //                                       create source SRC_NAME, start CMD (output to LOG), and tap
 //                                       CODE every 10 ms until it arrives on a device DST_NAME:
 //                                       prints "first-key: pid P exec->device N us exec->key M us"
 //                                       (kernel timestamps, CLOCK_MONOTONIC). CMD keeps running.
 //                                       -f: CMD starts at SCHED_FIFO PRIO, set before its exec as
 //                                       systemd sets a service's CPUSchedulingPolicy (chrt would add
-//                                       an exec of its own to the time measured)
+//                                       an exec of its own to the time measured). -F: the probe
+//                                       taps at SCHED_FIFO PRIO itself, as a keyboard's keys reach
+//                                       the kernel whatever a daemon busy with its start is doing
+//                                       (below the daemon's priority, the probe would only press a
+//                                       key once the daemon gave up the CPU)
 //   CODE: a number or a name from linux/input-event-codes.h (30, KEY_A, a, leftshift).
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -630,19 +634,23 @@ static int cmd_latency_mix(int argc, char **argv) {
 
 // ---- first key ----
 static int cmd_first_key(int argc, char **argv) {
-    const char *usage = "usage: probe first-key SRC_NAME DST_NAME CODE [-t SEC] [-o LOG] [-f PRIO] -- CMD ARG...";
+    const char *usage = "usage: probe first-key SRC_NAME DST_NAME CODE [-t SEC] [-o LOG] [-f PRIO] [-F PRIO] -- CMD ARG...";
     if (argc < 5) die("%s", usage);
     int code = parse_code(argv[2]); if (code < 0) return 2;
-    double t = 20; const char *log = "/dev/null"; int cmd = -1, fifo = 0;
+    double t = 20; const char *log = "/dev/null"; int cmd = -1, fifo = 0, own_fifo = 0;
     for (int i = 3; i < argc; i++) {
         if (!strcmp(argv[i], "-t") && i + 1 < argc) t = atof(argv[++i]);
         else if (!strcmp(argv[i], "-o") && i + 1 < argc) log = argv[++i];
         else if (!strcmp(argv[i], "-f") && i + 1 < argc) fifo = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "-F") && i + 1 < argc) own_fifo = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--") && i + 1 < argc) { cmd = i + 1; break; }
         else die("%s", usage);
     }
     if (cmd < 0) die("%s", usage);
     setvbuf(stdout, NULL, _IOLBF, 0);
+    struct sched_param own = { .sched_priority = own_fifo };
+    if (own_fifo > 0 && sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &own) < 0)
+        die("first-key: SCHED_FIFO %d: %s", own_fifo, strerror(errno));
     struct src_opts o; parse_src_opts(0, NULL, 0, &o);
     int src = src_create(argv[0], &o);
     char srcpath[300]; snprintf(srcpath, sizeof srcpath, "%s", src_path);
