@@ -13,7 +13,10 @@ public protocol DeviceSource {
 /// /dev/input through libevdev and libudev.
 public struct SystemDeviceSource: DeviceSource {
     public init() {}
-    public func eventNodes() -> [String] { DevicePolicy.eventNodes() }
+    public func eventNodes() -> [String] {
+        EventNodeCloser.start()   // before the first node is opened (and closed)
+        return DevicePolicy.eventNodes()
+    }
     public func open(_ path: String) throws(DeviceOpenError) -> any KeyboardDevice { try InputDevice(path: path) }
     public func isKeyboard(_ path: String) -> Bool? { UdevInputClass.isKeyboard(path) }
 }

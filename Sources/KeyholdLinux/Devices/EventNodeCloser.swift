@@ -4,7 +4,8 @@ import Glibc
 /// grace periods (evdev_detach_client, and input_close_device for a node's last reader): 17.7 ms
 /// for the PS/2 keyboard in the TCG guest. The daemon opens every node to look at it, so on the
 /// input thread each node that is no keyboard for it held up the grab of the next one, and a
-/// mouse plugged in held up every key for as long.
+/// mouse plugged in held up every key for as long. The thread and its pipe are made before the
+/// first node is opened (`start`), so the daemon's open files do not grow later.
 enum EventNodeCloser {
     nonisolated(unsafe) private static var started = false
     /// The pipe's write end the fds go through (-1: no thread, close in place).
@@ -21,7 +22,9 @@ enum EventNodeCloser {
         if writeEnd < 0 || Glibc.write(writeEnd, &value, size) != size { Glibc.close(fd) }
     }
 
-    private static func start() {
+    /// Starts the closer thread, once; without one, `close` closes in place.
+    static func start() {
+        guard !started else { return }
         started = true
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { return }
