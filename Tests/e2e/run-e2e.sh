@@ -601,14 +601,11 @@ EOF
   check "flood: the output is quiet again" wait_quiet "$KH_DEV" 10
   # no key left down inside the daemon by the resyncs (a press whose release the kernel flushed
   # was once taken for held, and the key's next tap was lost): each letter, once, types once
-  local taps=() expect="" code
-  for code in 30 48 46 32 18 33 34 35 23 36 37 38 50 49 24 25 16 19 31 20 22 47 17 45 21 44; do
-    taps+=("d $code" "t 15" "u $code" "t 15"); expect+="$code 1 $code 0 "
-  done
+  flood_cmds 52 1 15 > "$E2E_WORK/letters.cmds"   # a..z, one tap each, 15 ms between transitions
   record_start after-flood "$KH_DEV" -n 52 -t 30
-  src_send kb "${taps[@]}"
+  cat "$E2E_WORK/letters.cmds" >&"${SRC_FD[kb]}"
   record_wait after-flood 40
-  check "flood: afterwards each letter a..z tapped once types once" test "$(record_keys after-flood | tr '\n' ' ')" = "$expect"
+  check "flood: afterwards each letter a..z tapped once types once" "$PROBE" flood-verify 52 -s < "${REC_FILE[after-flood]}"
 
   # ---- soak: a day of typing, shortened ------------------------------------------------------
   soak "$CFG"
