@@ -62,7 +62,10 @@
 //                                       taps at SCHED_FIFO PRIO itself, as a keyboard's keys reach
 //                                       the kernel whatever a daemon busy with its start is doing
 //                                       (below the daemon's priority, the probe would only press a
-//                                       key once the daemon gave up the CPU)
+//                                       key once the daemon gave up the CPU). An ARG "{SRC}" is
+//                                       the source's node (a program told which device to take).
+//                                       CMD leads a process group of its own: `kill -- -P` ends
+//                                       every process it started.
 //   CODE: a number or a name from linux/input-event-codes.h (30, KEY_A, a, leftshift).
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -660,6 +663,8 @@ static int cmd_first_key(int argc, char **argv) {
     if (pid == 0) {
         int out = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
         if (out >= 0) { dup2(out, 1); dup2(out, 2); }
+        setpgid(0, 0);
+        for (int i = cmd; i < argc; i++) if (!strcmp(argv[i], "{SRC}")) argv[i] = srcpath;
         struct sched_param sp = { .sched_priority = fifo };
         if (fifo > 0 && sched_setscheduler(0, SCHED_FIFO, &sp) < 0) {
             fprintf(stderr, "probe first-key: SCHED_FIFO %d: %s\n", fifo, strerror(errno));

@@ -47,10 +47,11 @@
 # 80 ms): time from exec to the first key through, the probe tapping above the daemon's priority
 # as a keyboard's keys arrive whatever the daemon is busy with (three starts, each with the
 # daemon's own timeline of its start: main, arguments, configuration, layout, virtual keyboard,
-# grab, session, ready); then BENCH_ROUNDS (6) rounds of BENCH_TAPS (1,000) taps for each path,
-# the paths taking turns tap by tap within a round (the order turned round every other round,
-# so each path follows each of the others as often) so a slow spell of the guest hits all
-# alike: a forwarded key (x) and a handled key (e, typed on press) through Keyhold, and x
+# grab, session, ready), beside the same for interception-tools' passthrough, started before
+# it in the same way (three starts); then BENCH_ROUNDS (6) rounds of BENCH_TAPS (1,000) taps for
+# each path, the paths taking turns tap by tap within a round (the order turned round every
+# other round, so each path follows each of the others as often) so a slow spell of the guest
+# hits all alike: a forwarded key (x) and a handled key (e, typed on press) through Keyhold, and x
 # through interception-tools' bare passthrough, press write -> kernel timestamp on the output
 # device, p50/p99 and the ratios to the passthrough (all taps, and each round's p50s alone, to
 # show the drift within the run); Keyhold's CPU time for its taps; then where a press's time goes
@@ -311,6 +312,21 @@ benchmark() {
   [ "$policy" = fifo ] && [ -n "$prio" ] || { fail "bench: the service's scheduling read from $unit"; return; }
   local bin=$E2E_WORK/bin/keyhold
   mkdir -p "${bin%/*}" && cp "$KEYHOLD" "$bin" || { fail "bench: keyhold copied to $bin"; return; }
+  # The reference's start, before Keyhold's (nothing else running): interception-tools'
+  # passthrough started the same way, its two programs copied to the guest's memory too, piped
+  # together by bash as the rounds below start it (that bash is part of its time)
+  local ptdir=$E2E_WORK/bin pt_starts="" ptpid
+  cp "$(command -v interception)" "$(command -v uinput)" "$ptdir/" || { fail "bench: interception-tools copied to $ptdir"; return; }
+  for i in 1 2 3; do
+    # shellcheck disable=SC2016   # "$1" and "$2" expand in that bash
+    out=$("$PROBE" first-key "Keyhold E2E Passthrough First Key" "Keyhold E2E Passthrough First Key" x -t 20 \
+      -o "$E2E_OUT/passthrough-first-key.log" -f "$prio" -F $((prio + 1)) -- \
+      bash -c '"$1/interception" -g "$2" | "$1/uinput" -d "$2"' pt "$ptdir" '{SRC}')
+    ptpid=$(awk '/^first-key: pid/ { print $3 }' <<< "$out")
+    [ -n "$ptpid" ] && { E2E_PIDS+=("-$ptpid"); kill -TERM -- "-$ptpid" 2>/dev/null; wait_gone "$ptpid" 10; }
+    pt_starts+="$(awk '/exec->key/ { printf "%d ms", $8 / 1000 }' <<< "$out")"
+    [ "$i" = 3 ] || pt_starts+=", "
+  done
   for i in 1 2 3; do
     # shellcheck disable=SC2086   # the service's options, split as systemd splits them
     out=$("$PROBE" first-key "Keyhold E2E First Key" "$KH_NAME" x -t 20 -o "$log" -f "$prio" -F $((prio + 1)) -- "$bin" run $flags --config "$cfg")
@@ -323,7 +339,8 @@ benchmark() {
     kill -TERM "$pid" 2>/dev/null; wait_gone "$pid" 10
   done
   bench "keyhold run as the service runs it: SCHED_FIFO $prio (set before exec), options:$flags, from a copy in the guest's memory ($bin)"
-  bench "first key through after exec (taps every 10 ms from exec; three starts): $starts"
+  bench "first key through after exec (taps every 10 ms from exec; three starts each), keyhold: $starts"
+  bench "first key through after exec, interception-tools passthrough (interception -g | uinput -d, from bash): $pt_starts"
   check "bench: keyhold running for the latency rounds" kill -0 "${pid:-none}"
   check "bench: keyhold runs SCHED_FIFO $prio" eval "chrt -p $pid | grep -q 'policy: SCHED_FIFO' && chrt -p $pid | grep -q 'priority: $prio\$'"
   # the probe gave the daemon no SCHED_RESET_ON_FORK: it sets it itself, so its sound thread is ordinary
