@@ -68,10 +68,10 @@ private final class CountingSink: KeyEventOutput {
 
 // Where a press's way to the write begins and ends, for callgrind to find by name
 // (`scripts/callgrind-keys`: --zero-before the first, --dump-before the second, so each dump holds
-// one press's instructions and calls before its key is written). Each touches a counter, so no
-// call to them is optimized away. Each has a counter of its own and is not optimized: two
-// identical bodies were folded into one, every call went to the second, and callgrind saw only
-// that mark (each dump then ran from one mark to the next, press and release alike).
+// one press's instructions and calls before its key is written). Each touches a counter of its
+// own and is not optimized, so no call to them is optimized away and the two are never folded
+// into one (they were: every call went to the second, and each dump then ran from one mark to
+// the next, press and release alike).
 private nonisolated(unsafe) var pressReads = 0, pressWrites = 0
 @_optimize(none) @inline(never) func benchmarkPressReadStarts() { pressReads &+= 1 }
 @_optimize(none) @inline(never) func benchmarkPressWritten() { pressWrites &+= 1 }
