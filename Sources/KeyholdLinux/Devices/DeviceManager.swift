@@ -170,8 +170,11 @@ public final class DeviceManager {
 
     /// Retries the nodes whose retry is due and logs the SYN_DROPPED counts that are.
     public func advance(to now: Timestamp) {
-        let due = pendingOpens.filter { $0.value.due <= now }.map(\.key).sorted()
-        for node in due { open(node, retry: true) }
+        // (at every deadline of the engine too, a gesture's: nothing is filtered or sorted then)
+        if !pendingOpens.isEmpty {
+            let due = pendingOpens.filter { $0.value.due <= now }.map(\.key).sorted()
+            for node in due { open(node, retry: true) }
+        }
         if let due = dropLogDue, due <= now { logDueDropCounts(at: now) }
     }
 
