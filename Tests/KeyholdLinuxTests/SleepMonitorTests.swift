@@ -13,6 +13,8 @@ final class SleepMonitorTests: XCTestCase {
     private var directory = ""
     private var daemon: Process?
     private var address = ""
+    /// dbus-daemon's standard output, kept open while it runs.
+    private let printedAddress = Pipe()
 
     override func setUpWithError() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon") else { throw XCTSkip("no dbus-daemon") }
@@ -23,11 +25,16 @@ final class SleepMonitorTests: XCTestCase {
         address = "unix:path=" + socket
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-        p.arguments = ["--session", "--nofork", "--nopidfile", "--address=" + address]
-        p.standardOutput = FileHandle.nullDevice
+        p.arguments = ["--session", "--nofork", "--nopidfile", "--print-address", "--address=" + address]
+        p.standardOutput = printedAddress
         try p.run()
         daemon = p
-        guard waitUntil(10, { access(socket, F_OK) == 0 }) else { throw XCTSkip("dbus-daemon did not start") }
+        // Ready once it prints its address: it listens then. The socket file alone exists from
+        // bind(), before listen(), and a monitor connecting in between was refused (in CI).
+        var ready = pollfd(fd: printedAddress.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0)
+        guard poll(&ready, 1, 10_000) == 1, !printedAddress.fileHandleForReading.availableData.isEmpty else {
+            throw XCTSkip("dbus-daemon did not start")
+        }
     }
 
     override func tearDown() {
