@@ -30,7 +30,7 @@ final class SleepMonitorTests: XCTestCase {
         try p.run()
         daemon = p
         // Ready once it prints its address: it listens then. The socket file alone exists from
-        // bind(), before listen(), and a monitor connecting in between was refused (in CI).
+        // bind(), before listen(), and the fake logind connecting in between was refused (in CI).
         var ready = pollfd(fd: printedAddress.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0)
         guard poll(&ready, 1, 10_000) == 1, !printedAddress.fileHandleForReading.availableData.isEmpty else {
             throw XCTSkip("dbus-daemon did not start")
