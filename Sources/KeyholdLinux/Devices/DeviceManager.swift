@@ -170,7 +170,7 @@ public final class DeviceManager {
 
     /// Retries the nodes whose retry is due and logs the SYN_DROPPED counts that are.
     public func advance(to now: Timestamp) {
-        // (at every deadline of the engine too, a gesture's: nothing is filtered or sorted then)
+        // (called at every deadline, the engine's too: an empty dictionary is not filtered)
         if !pendingOpens.isEmpty {
             let due = pendingOpens.filter { $0.value.due <= now }.map(\.key).sorted()
             for node in due { open(node, retry: true) }
