@@ -30,6 +30,21 @@ final class OutputTests: XCTestCase {
         XCTAssertEqual(PerKeyCode<UInt8>.count, KeyCode.count, "per-key tables have an entry for every code")
     }
 
+    /// Whether any key is down is kept per word of 64 codes: a word counts until its last key is up.
+    func testOutputKeyStateIsEmptyOnceTheLastKeyOfAWordIsUp() {
+        var keys = OutputKeyState()
+        keys.set(.x, down: true); keys.set(.e, down: true); keys.set(KeyCode(700), down: true)
+        keys.set(.x, down: false); keys.set(KeyCode(700), down: false)
+        XCTAssertFalse(keys.isEmpty)
+        XCTAssertTrue(keys.isDown(.e))
+        XCTAssertFalse(keys.isDown(.x))
+        keys.set(.e, down: false)
+        XCTAssertTrue(keys.isEmpty)
+        keys.set(.e, down: false)
+        XCTAssertTrue(keys.isEmpty, "a key released twice")
+        XCTAssertFalse(keys.isDown(.e))
+    }
+
     func testEveryMethodTypesAnyUnicode() {
         let text = "Hello, wörld! é ẞ ę € 😀 ~{}"
         for method in UnicodeMethod.allCases {

@@ -200,6 +200,20 @@ final class ServicesTests: XCTestCase {
         XCTAssertEqual(s.application.text, "eeoEO")
     }
 
+    /// The same for a controller given to the standard handler itself, not to the services: the
+    /// engine notices the handler was rewired, though the services were not.
+    func testALetterTypedOnPressReachesAControllerGivenToTheHandler() {
+        let s = Simulator(recordsTrace: false)
+        s.engine.defersFeedback = true
+        let services = s.engine.services
+        s.run(try! SimulationScript("d:e u:e d:e u:e"))
+        (services.actionHandler as! StandardKeyboardActionHandler).keyboardController = ShoutingController(
+            planner: KeystrokePlanner(layout: services.layout), output: s.application, keyboardContext: services.keyboardContext)
+        s.run(try! SimulationScript("d:e u:e"))
+        s.engine.playDeferredFeedback()
+        XCTAssertEqual(s.application.text, "eeE")
+    }
+
     final class SpaceCommits: CalloutContext {
         override func intent(for pressed: KeyCode, in context: KeyboardContext) -> CalloutKeyIntent {
             pressed == .space ? .commit : super.intent(for: pressed, in: context)

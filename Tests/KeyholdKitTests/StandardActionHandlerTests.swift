@@ -81,4 +81,19 @@ final class StandardActionHandlerTests: XCTestCase {
         XCTAssertEqual(s.calloutOpens, 0)
         XCTAssertTrue(s.application.text.hasPrefix("ee"), s.application.text)
     }
+
+    /// The same when the provider is given after letters were typed the daemon's quickest way (no
+    /// trace, feedback deferred), which had found the handler asking the services' provider.
+    func testAProviderGivenToTheStandardHandlerLaterIsAsked() {
+        let s = Simulator(recordsTrace: false)
+        s.engine.defersFeedback = true
+        s.run(try! SimulationScript("d:e u:e d:e u:e"))
+        let standard = s.engine.services.actionHandler as! StandardKeyboardActionHandler
+        standard.calloutActionProvider = StandardCalloutActionProvider(keyboardContext: s.engine.services.keyboardContext,
+                                                                       localizedProviders: [])
+        s.run(try! SimulationScript("d:e t:700 u:e"))
+        s.engine.playDeferredFeedback()
+        XCTAssertFalse(s.engine.services.calloutContext.isOpen)
+        XCTAssertTrue(s.application.text.hasPrefix("eeeee"), "held, e repeats: \(s.application.text)")
+    }
 }

@@ -6,10 +6,17 @@
 open class StandardKeyboardActionHandler: KeyboardActionHandler, StandardBehavior {
     public typealias GestureAction = KeyboardAction.GestureAction
 
-    public var keyboardController: KeyboardController
+    public var keyboardController: KeyboardController {
+        didSet { wiringRevision &+= 1 }
+    }
     public unowned var keyboardContext: KeyboardContext
     public unowned var calloutContext: CalloutContext
-    public var calloutActionProvider: CalloutActionProvider
+    public var calloutActionProvider: CalloutActionProvider {
+        didSet { wiringRevision &+= 1 }
+    }
+    /// Bumped when the controller or the callout provider is replaced: the engine's
+    /// `StandardWiring` is found again then, and otherwise need not look at either.
+    private(set) var wiringRevision = 0
     public var feedbackHandler: KeyboardFeedbackHandler
 
     public init(keyboardController: KeyboardController, keyboardContext: KeyboardContext, calloutContext: CalloutContext,

@@ -17,7 +17,7 @@ struct CalloutMemo {
     /// Beside each action: its character's byte when it is one ASCII character, else 0 (what the
     /// engine's quickest way to type a letter on press needs, without the action or its string).
     private var asciiBytes: [UInt8] = []
-    /// The services' `calloutRevision` the answers belong to (their layout and provider).
+    /// The services' `revision` the answers belong to (their layout and provider).
     private var revision: Int?
     /// The services' provider, when it is a standard one (it keeps a memo of its own when it has
     /// the standard behaviour: `refreshMemo()`).
@@ -29,9 +29,9 @@ struct CalloutMemo {
 
     /// What is known of `key` in `state` (`state(modifiers:capsLock:)`) with these services.
     @inline(__always) mutating func answer(for key: KeyCode, state: Int, services: KeyboardServices) -> Answer {
-        if revision != services.calloutRevision {
-            // First key, or the layout or the provider was replaced: start over.
-            revision = services.calloutRevision
+        if revision != services.revision {
+            // First key, or a service was replaced (the layout, the provider): start over.
+            revision = services.revision
             let provider = services.calloutActionProvider
             self.provider = provider as? StandardCalloutActionProvider   // its memo is on for the class itself only
             forget()

@@ -213,7 +213,8 @@ public final class KeyholdEngine {
         case .asked(let asked):
             action = asked
         }
-        if let standard = services.standardGestureHandler, standard.calloutActionProvider === services.calloutActionProvider {
+        let wiring = standardWiring()
+        if let standard = wiring.gestureHandler, wiring.asksMemosProvider {
             // `action` is a character this very provider has callouts for (`defaultPress`): the
             // standard handler types it on press and opens its callout on a long press (so it
             // does not repeat), as asking it would say.
@@ -303,9 +304,9 @@ public final class KeyholdEngine {
     /// `typeOnPress`, nearly all before the write); true when it took the key.
     @inline(__always) private func typeOnPressAtOnce(_ key: KeyCode, _ index: Int) -> Bool {
         let byte = calloutMemo.asciiByte(at: index)
-        guard byte != 0, defersFeedback, !isObserved,
-              let standard = services.standardGestureHandler, standard.calloutActionProvider === services.calloutActionProvider,
-              let controller = standardController(of: standard), controller.typeOnOneKey(ascii: byte)
+        guard byte != 0, defersFeedback, !isObserved else { return false }
+        let wiring = standardWiring()
+        guard wiring.typeOnOneKey(ascii: byte, capsLock: services.keyboardContext.isCapsLockOn), let standard = wiring.gestureHandler
         else { return false }
         typedOnPress(key, calloutMemo.action(at: index), standard)
         return true
@@ -320,18 +321,15 @@ public final class KeyholdEngine {
         recognizer.press(key, at: now, longPress: true, repeats: false)
     }
 
-    /// The handler's keyboard controller when it is exactly a `StandardKeyboardController`,
-    /// found by identity after the first time (a cast on every key costs more than the rest).
-    private func standardController(of handler: StandardKeyboardActionHandler) -> StandardKeyboardController? {
-        let controller = handler.keyboardController
-        if let known = knownController, known.id == ObjectIdentifier(controller) { return known.controller }
-        guard let standard = controller as? StandardKeyboardController, type(of: standard) == StandardKeyboardController.self else {
-            return nil
-        }
-        knownController = (ObjectIdentifier(controller), standard)   // held, so its identity is not reused
-        return standard
+    /// What the engine may do itself for the services' handler and controller, found again only
+    /// when they were rewired.
+    @inline(__always) private func standardWiring() -> StandardWiring {
+        if let wiring, wiring.isCurrent(for: services) { return wiring }
+        let found = StandardWiring(services)
+        wiring = found
+        return found
     }
-    private var knownController: (id: ObjectIdentifier, controller: StandardKeyboardController)?
+    private var wiring: StandardWiring?
 
     /// A handled key went down: its gestures are timed from now, and its press runs.
     private func press(_ key: KeyCode, _ action: KeyboardAction, longPress: Bool, repeats: Bool) {
@@ -480,7 +478,7 @@ public final class KeyholdEngine {
             if handler.canHandle(.release, on: bound) { handler.handle(.release, on: bound) }
         } else {
             observe(.gesture(key, gesture, action, now))
-            if defersFeedback, let standard = services.standardGestureHandler {
+            if defersFeedback, let standard = standardWiring().gestureHandler {
                 // One look at what the gesture does, which also says whether it does anything.
                 if standard.performWithoutFeedback(gesture, on: action) { pendingFeedback.append(.handled(standard, gesture, action)) }
             } else if handler.canHandle(gesture, on: action) {

@@ -9,7 +9,7 @@ open class KeyboardServices {
         didSet {
             (keyboardController as? StandardKeyboardController)?.planner.layout = layout
             keyboardContext.modifierMap = layout.modifierMap
-            calloutRevision &+= 1
+            revision &+= 1
         }
     }
     /// How characters the layout lacks are typed now: the configured method resolved for where
@@ -18,7 +18,10 @@ open class KeyboardServices {
         didSet { (keyboardController as? StandardKeyboardController)?.planner.unicodeMethod = unicodeMethod }
     }
     public var keyboardController: KeyboardController {
-        didSet { standardActionHandler?.keyboardController = keyboardController }
+        didSet {
+            standardActionHandler?.keyboardController = keyboardController
+            revision &+= 1
+        }
     }
     /// A standard provider made without a context (`StandardCalloutActionProvider()`) is given
     /// this keyboard's, so it follows the active locale.
@@ -26,12 +29,13 @@ open class KeyboardServices {
         didSet {
             (calloutActionProvider as? StandardCalloutActionProvider)?.keyboardContext = keyboardContext
             standardActionHandler?.calloutActionProvider = calloutActionProvider
-            calloutRevision &+= 1
+            revision &+= 1
         }
     }
-    /// Bumped when the layout or the callout provider is replaced: the engine's memo of which
-    /// keys have callouts then starts over, and otherwise need not look at either.
-    private(set) var calloutRevision = 0
+    /// Bumped when the layout, the controller, the callout provider or the action handler is
+    /// replaced: what the engine remembers of them (which keys have callouts, `StandardWiring`)
+    /// then starts over, and otherwise it need not look at them.
+    private(set) var revision = 0
     /// A standard feedback handler put here plays on these services' engines, when they have
     /// been given some (the daemon's ALSA and force-feedback engines).
     public var feedbackHandler: KeyboardFeedbackHandler {
@@ -59,7 +63,10 @@ open class KeyboardServices {
         if let ownHapticEngine { standard.hapticEngine = ownHapticEngine }
     }
     public var actionHandler: KeyboardActionHandler {
-        didSet { standardGestureHandler = Self.standardGestures(of: actionHandler) }
+        didSet {
+            standardGestureHandler = Self.standardGestures(of: actionHandler)
+            revision &+= 1
+        }
     }
     /// The action handler when it has the standard behaviour: the engine runs its gestures
     /// itself and decides their feedback after the key is written.

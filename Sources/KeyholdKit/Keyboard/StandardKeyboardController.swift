@@ -162,22 +162,25 @@ open class StandardKeyboardController: KeyboardController {
         return transitions
     }
 
-    /// A tap of `key`, released first if it was down.
-    @inline(__always) private func tapAlone(_ key: KeyCode) {
+    /// A tap of `key`, released first if it was down. A key known to type a character is no lock
+    /// key (`mayLock` false): its tap then needs no look at the keymap.
+    @inline(__always) private func tapAlone(_ key: KeyCode, mayLock: Bool = true) {
         if keyState.isDown(key) { send(key, .up) }
-        send(key, .down); send(key, .up)
+        if mayLock { send(key, .down) } else { record(key, .down) }
+        send(key, .up)
     }
 
     /// Types the ASCII character `byte` as `insertText` would when the layout has it on a key of
     /// its own, with no modifier to add (most letters): the engine's way for a letter with callouts
-    /// on press, with no string, action or plan on the way to the write. False when it is not on
-    /// such a key: nothing was typed.
-    final func typeOnOneKey(ascii byte: UInt8) -> Bool {
-        guard let stroke = planner.directStroke(forASCII: byte, capsLock: keyboardContext.isCapsLockOn),
+    /// on press, with no string, action or plan on the way to the write. `capsLock` is the
+    /// context's, which the engine has at hand. False when it is not on such a key: nothing was
+    /// typed.
+    final func typeOnOneKey(ascii byte: UInt8, capsLock: Bool) -> Bool {
+        guard let stroke = planner.directStroke(forASCII: byte, capsLock: capsLock),
               stroke.modifiers.isEmpty else { return false }
         var lifted: [KeyCode] = []
-        liftModifiers(except: [], into: &lifted)
-        tapAlone(stroke.key)
+        if !keyState.isEmpty { liftModifiers(except: [], into: &lifted) }
+        tapAlone(stroke.key, mayLock: false)
         if !lifted.isEmpty { restore(lifted) }
         return true
     }
@@ -197,8 +200,7 @@ open class StandardKeyboardController: KeyboardController {
     }
 
     @inline(__always) private func send(_ key: KeyCode, _ state: KeyState) {
-        keyState.set(key, down: state != .up)
-        output.send(key, state)
+        record(key, state)
         // The keymap's lock keys toggle on press, whether forwarded or sent by a binding (the
         // LEDs the desktop or console sets back confirm it); asked once the key is out.
         if state == .down {
@@ -208,5 +210,11 @@ open class StandardKeyboardController: KeyboardController {
             default: break
             }
         }
+    }
+
+    /// The key's new state, kept and sent.
+    @inline(__always) private func record(_ key: KeyCode, _ state: KeyState) {
+        keyState.set(key, down: state != .up)
+        output.send(key, state)
     }
 }
