@@ -18,7 +18,7 @@ struct StandardWiring {
 
     init(_ services: KeyboardServices) {
         servicesRevision = services.revision
-        let handler = services.standardGestureHandler
+        let handler = (services.actionHandler as? StandardKeyboardActionHandler).flatMap { $0.hasStandardBehavior ? $0 : nil }
         self.handler = handler.map { .passUnretained($0) }
         handlerRevision = handler?.wiringRevision ?? 0
         asksMemosProvider = handler.map { $0.calloutActionProvider === services.calloutActionProvider } ?? false

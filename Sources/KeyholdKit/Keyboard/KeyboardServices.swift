@@ -63,18 +63,7 @@ open class KeyboardServices {
         if let ownHapticEngine { standard.hapticEngine = ownHapticEngine }
     }
     public var actionHandler: KeyboardActionHandler {
-        didSet {
-            standardGestureHandler = Self.standardGestures(of: actionHandler)
-            revision &+= 1
-        }
-    }
-    /// The action handler when it has the standard behaviour: the engine runs its gestures
-    /// itself and decides their feedback after the key is written.
-    private(set) var standardGestureHandler: StandardKeyboardActionHandler?
-
-    private static func standardGestures(of handler: KeyboardActionHandler) -> StandardKeyboardActionHandler? {
-        guard let standard = handler as? StandardKeyboardActionHandler, standard.hasStandardBehavior else { return nil }
-        return standard
+        didSet { revision &+= 1 }
     }
 
     /// Standard services for a configuration, typing onto `output`. The contexts are shared
@@ -107,7 +96,6 @@ open class KeyboardServices {
         self.actionHandler = StandardKeyboardActionHandler(
             keyboardController: controller, keyboardContext: context, calloutContext: callouts,
             calloutActionProvider: provider, feedbackHandler: feedback)
-        standardGestureHandler = Self.standardGestures(of: actionHandler)
     }
 
     private var standardActionHandler: StandardKeyboardActionHandler? { actionHandler as? StandardKeyboardActionHandler }
