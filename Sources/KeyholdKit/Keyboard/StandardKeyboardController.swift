@@ -179,15 +179,19 @@ open class StandardKeyboardController: KeyboardController {
         guard let stroke = planner.directStroke(forASCII: byte, capsLock: capsLock),
               stroke.modifiers.isEmpty else { return false }
         var lifted: [KeyCode] = []
-        if !keyState.isEmpty { liftModifiers(except: [], into: &lifted) }
+        liftModifiers(except: [], into: &lifted)
         tapAlone(stroke.key, mayLock: false)
         if !lifted.isEmpty { restore(lifted) }
         return true
     }
 
     /// Releases held modifiers that are not wanted, remembering them to press again afterwards.
-    private func liftModifiers(except wanted: ModifierKeys, into lifted: inout [KeyCode]) {
-        guard !keyState.isEmpty else { return }   // most typed characters: nothing held, no keymap to ask
+    /// Inlined: most typed characters find nothing held (one load), with no call or keymap to ask.
+    @inline(__always) private func liftModifiers(except wanted: ModifierKeys, into lifted: inout [KeyCode]) {
+        if !keyState.isEmpty { liftHeldModifiers(except: wanted, into: &lifted) }
+    }
+
+    private func liftHeldModifiers(except wanted: ModifierKeys, into lifted: inout [KeyCode]) {
         for key in map.modifierKeys where keyState.isDown(key) {
             if let m = map.modifiers(of: key), !wanted.isSuperset(of: m) {
                 send(key, .up); lifted.append(key)
