@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
 
 // Release builds of the two programs carry the Swift runtime inside (only the Debian C libraries
@@ -31,6 +32,23 @@ let staticLibstdcxx: [LinkerSetting] = [
 let uncheckedExclusivity: [SwiftSetting] = [
     .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
 ]
+
+// The compile flags pkg-config gives for a desktop library a C target of the companion includes
+// (GLib's, GTK's, IBus's headers live in folders of their own), less -pthread: SwiftPM's own
+// pkg-config support (a system library target) refuses that flag with a warning on every build.
+// The targets name the libraries they link.
+func pkgConfigCFlags(_ packages: String...) -> [CSetting] {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["pkg-config", "--cflags"] + packages
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    guard (try? process.run()) != nil else { return [] }
+    let output = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    let flags = String(decoding: output, as: UTF8.self).split(whereSeparator: \.isWhitespace).map(String.init)
+    return [.unsafeFlags(flags.filter { $0 != "-pthread" })]
+}
 
 let package = Package(
     name: "Keyhold",
@@ -89,30 +107,27 @@ let package = Package(
         ),
         // Its KWin backend (KDE Plasma): the input method KWin starts, its picker drawn with Pango
         // on an input panel surface; the protocol code from protocols/ as CSessionWayland's.
-        .systemLibrary(name: "CPangoCairo", pkgConfig: "pangocairo", providers: [.apt(["libpango1.0-dev"])]),
         .target(
             name: "CSessionInputMethod",
-            dependencies: ["CSessionWayland", "CPangoCairo"],
+            dependencies: ["CSessionWayland"],
             exclude: ["protocols"],
+            cSettings: pkgConfigCFlags("pangocairo"),
             linkerSettings: [.linkedLibrary("wayland-client"), .linkedLibrary("pangocairo-1.0"), .linkedLibrary("pango-1.0"),
                              .linkedLibrary("cairo"), .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]
         ),
-        // Its picker overlay: GTK 3, gtk-layer-shell and AT-SPI for the caret (include paths through pkg-config).
-        .systemLibrary(name: "CGtkLayerShell", pkgConfig: "gtk-layer-shell-0", providers: [.apt(["libgtk-layer-shell-dev"])]),
-        .systemLibrary(name: "CAtspi", pkgConfig: "atspi-2", providers: [.apt(["libatspi2.0-dev"])]),
+        // Its picker overlay: GTK 3, gtk-layer-shell and AT-SPI for the caret.
         .target(
             name: "CSessionOverlay",
-            dependencies: ["CGtkLayerShell", "CAtspi"],
+            cSettings: pkgConfigCFlags("gtk-layer-shell-0", "atspi-2"),
             linkerSettings: [.linkedLibrary("gtk-layer-shell"), .linkedLibrary("gtk-3"), .linkedLibrary("gdk-3"), .linkedLibrary("atspi"),
                              .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]
         ),
         // Its IBus backend (GNOME, and wherever IBus is the input method) and GNOME's input
         // sources; GLib's main context, which the companion runs inside its own poll loop.
-        .systemLibrary(name: "CIBus", pkgConfig: "ibus-1.0", providers: [.apt(["libibus-1.0-dev"])]),
         .systemLibrary(name: "CGLib", pkgConfig: "glib-2.0", providers: [.apt(["libglib2.0-dev"])]),
         .target(
             name: "CSessionIBus",
-            dependencies: ["CIBus"],
+            cSettings: pkgConfigCFlags("ibus-1.0"),
             linkerSettings: [.linkedLibrary("ibus-1.0"), .linkedLibrary("gio-2.0"), .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]
         ),
         // keyhold-session: runs in a user's graphical session, types what the daemon hands it.

@@ -5,6 +5,7 @@
 import Glibc
 #endif
 import KeyholdKit
+import KeyholdLinux
 
 /// Discards output events so only the engine is measured.
 final class NullOutput: KeyEventOutput {
@@ -23,7 +24,7 @@ func residentKilobytes() -> Int {
     defer { fclose(f) }
     var line = [CChar](repeating: 0, count: 256)
     while fgets(&line, Int32(line.count), f) != nil {
-        let s = String(cString: line)
+        let s = String(cStringBuffer: line)
         if s.hasPrefix("VmRSS:") { return Int(s.split(separator: " ").dropFirst().first ?? "") ?? -1 }
     }
     return -1

@@ -14,8 +14,8 @@ final class NamedKeymap {
         var layout = [CChar](repeating: 0, count: 64), variant = [CChar](repeating: 0, count: 64)
         var options = [CChar](repeating: 0, count: 512)
         guard read(&layout, 64, &variant, 64, &options, 512) == 1 else { return nil }
-        return text(for: XKBNames(layout: String(cString: layout), variant: String(cString: variant),
-                                  options: String(cString: options), source: source))
+        return text(for: XKBNames(layout: String(cStringBuffer: layout), variant: String(cStringBuffer: variant),
+                                  options: String(cStringBuffer: options), source: source))
     }
 
     /// The keymap for `names`; nil when xkbcommon cannot compile it (logged once).

@@ -79,7 +79,7 @@ final class WaylandTypist: SessionTypist {
         var appID = [CChar](repeating: 0, count: 256)
         var fullscreen: Int32 = 0
         guard khw_focus(&appID, Int32(appID.count), &fullscreen) == 1 else { return nil }
-        return FocusedWindow(ids: [String(cString: appID)], pid: nil, fullscreen: fullscreen != 0)
+        return FocusedWindow(ids: [String(cStringBuffer: appID)], pid: nil, fullscreen: fullscreen != 0)
     }
 
     /// The characters are on a keyboard of their own, not on the desktop's keymap.

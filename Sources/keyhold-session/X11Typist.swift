@@ -83,7 +83,7 @@ final class X11Typist: SessionTypist {
         var instance = [CChar](repeating: 0, count: 256), klass = [CChar](repeating: 0, count: 256)
         var pid: Int32 = 0, fullscreen: Int32 = 0
         guard khx_focus(&instance, Int32(instance.count), &klass, Int32(klass.count), &pid, &fullscreen) == 1 else { return nil }
-        return FocusedWindow(ids: [String(cString: instance), String(cString: klass)], pid: pid > 0 ? pid : nil, fullscreen: fullscreen != 0)
+        return FocusedWindow(ids: [String(cStringBuffer: instance), String(cStringBuffer: klass)], pid: pid > 0 ? pid : nil, fullscreen: fullscreen != 0)
     }
 
     /// Reads what the X server sent (Xlib also holds events it read while waiting for a reply);

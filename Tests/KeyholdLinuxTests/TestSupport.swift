@@ -76,7 +76,7 @@ func loggedLines(_ body: () -> Void) -> [String] {
     var template = Array("/tmp/keyhold-test-log.XXXXXX".utf8CString)
     let file = mkstemp(&template)
     precondition(file >= 0, "mkstemp failed")
-    let path = String(cString: template)
+    let path = String(cStringBuffer: template)
     defer { unlink(path) }
     let saved = dup(STDERR_FILENO)
     dup2(file, STDERR_FILENO)

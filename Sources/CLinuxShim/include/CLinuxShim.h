@@ -12,6 +12,9 @@
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
+// For the C targets that open a library lazily (CALSA, CSystemd); part of this module so the
+// module is one umbrella.
+#include "LazyLibrary.h"
 
 /// The console mode of a VT (KD_TEXT or KD_GRAPHICS) through KDGETMODE; -1 with errno set.
 static inline int keyhold_vt_mode(int fd) {

@@ -47,6 +47,7 @@ public final class Simulator: EngineObserver {
         return application.text
     }
 
+    @discardableResult
     public func run(_ script: String) throws(SimulationScript.ParseError) -> String {
         run(try SimulationScript(script))
     }

@@ -1,2 +1,0 @@
-// Pango on cairo, for CSessionInputMethod's picker: its include paths come from pkg-config pangocairo.
-#include <pango/pangocairo.h>
