@@ -85,6 +85,7 @@ static const uint32_t keyhold_in_create = IN_CREATE;
 static const uint32_t keyhold_in_attrib = IN_ATTRIB;
 static const uint32_t keyhold_in_delete = IN_DELETE;
 static const uint32_t keyhold_in_moved_to = IN_MOVED_TO;
+static const uint32_t keyhold_in_onlydir = IN_ONLYDIR;
 static const uint32_t keyhold_in_q_overflow = IN_Q_OVERFLOW;
 static const uint32_t keyhold_in_ignored = IN_IGNORED;
 static const int keyhold_inotify_header_size = (int)sizeof(struct inotify_event);

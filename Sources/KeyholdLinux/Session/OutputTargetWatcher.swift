@@ -21,6 +21,8 @@ public final class OutputTargetWatcher {
     private var monitor: OpaquePointer?
     private var tokens: [EventLoop.Token] = []
     private var activeVTFile: Int32 = -1
+    /// Waits for logind's seats directory while logind has not started.
+    private var logindAppearance: DirectoryAppearance?
 
     static let activeVTPath = "/sys/class/tty/tty0/active"
 
@@ -32,20 +34,10 @@ public final class OutputTargetWatcher {
 
     deinit { close() }
 
-    /// Finds the target and starts watching: logind when it runs, else the active VT.
+    /// Finds the target and starts watching: logind when it runs, else the active VT until
+    /// logind starts (on a boot the two start side by side).
     public func start() {
-        if Self.logindRuns, let monitor = Self.loginMonitor() {
-            let fd = sd_login_monitor_get_fd(monitor)
-            if fd >= 0, let token = try? loop.watch(fd, handler: { [unowned self] in
-                sd_login_monitor_flush(monitor)
-                self.refresh()
-            }) {
-                self.monitor = monitor
-                tokens.append(token)
-            } else {
-                sd_login_monitor_unref(monitor)
-            }
-        }
+        if Self.logindRuns { followLogind() }
         // The active VT as well: logind's seat file does not change between two VTs without a
         // session (a getty and a console program), and without logind it is all there is.
         activeVTFile = open(Self.activeVTPath, O_RDONLY | O_CLOEXEC)
@@ -58,7 +50,32 @@ public final class OutputTargetWatcher {
         }
         target = Self.currentTarget(seat: seat, logind: monitor != nil)
         Log.info("keys go to: \(target); following " + (monitor != nil ? "\(seat)'s active session (logind)"
-                 : activeVTFile >= 0 ? "the active VT (no logind)" : "nothing (no logind, no readable active VT)"))
+                 : activeVTFile >= 0 ? "the active VT (no logind yet)" : "nothing (no logind yet, no readable active VT)"))
+        if monitor == nil {
+            logindAppearance = DirectoryAppearance(Self.seatsDirectory, loop: loop) { [unowned self] in
+                self.logindAppearance = nil
+                guard self.followLogind() else { return }
+                Log.info("logind started: following \(self.seat)'s active session")
+                self.refresh()
+            }
+        }
+    }
+
+    /// Watches logind's seats; false when sd-login cannot.
+    @discardableResult
+    private func followLogind() -> Bool {
+        guard let monitor = Self.loginMonitor() else { return false }
+        let fd = sd_login_monitor_get_fd(monitor)
+        guard fd >= 0, let token = try? loop.watch(fd, handler: { [unowned self] in
+            sd_login_monitor_flush(monitor)
+            self.refresh()
+        }) else {
+            sd_login_monitor_unref(monitor)
+            return false
+        }
+        self.monitor = monitor
+        tokens.append(token)
+        return true
     }
 
     /// Reads the target again; tells `onChange` when it moved.
@@ -71,6 +88,7 @@ public final class OutputTargetWatcher {
     }
 
     public func close() {
+        logindAppearance = nil
         for token in tokens { loop.unwatch(token) }
         tokens.removeAll()
         if let monitor { sd_login_monitor_unref(monitor); self.monitor = nil }
@@ -89,7 +107,8 @@ public final class OutputTargetWatcher {
 
     /// logind runs when its runtime directory exists (sd_booted alone is true without it in
     /// containers and minimal systems).
-    static var logindRuns: Bool { access("/run/systemd/seats/", F_OK) == 0 }
+    static let seatsDirectory = "/run/systemd/seats"
+    static var logindRuns: Bool { DirectoryAppearance.isDirectory(seatsDirectory) }
 
     private static func loginMonitor() -> OpaquePointer? {
         var monitor: OpaquePointer?
