@@ -18,7 +18,8 @@ static uint32_t serial;   // of the text input's last committed state: commits n
 static int purpose = -1;
 static int focus_changes;
 static unsigned focus_generation;   // counts every activate and deactivate
-// When the focused program last told KWin of its text (CLOCK_MONOTONIC µs; 0: not yet).
+// When the focused program last told KWin of its text (CLOCK_MONOTONIC µs; 0: not since it got
+// the focus).
 static int64_t last_state_update;
 
 static void note_state_update(void) {
@@ -59,6 +60,7 @@ static void method_activate(void *d, struct zwp_input_method_v1 *m, struct zwp_i
     context = c;
     serial = 0;
     purpose = 0;
+    last_state_update = 0;
     zwp_input_method_context_v1_add_listener(c, &context_listener, NULL);
     focus_changes++;
     focus_generation++;

@@ -19,7 +19,8 @@ import KeyholdLinux
 /// their sources; seen in CI: a pick left `e` then `xyz`, its é erased by the Backspace meant
 /// for the e). So a character after keys also waits for the program's own word: the text-input
 /// state update it sends once its text changed (KWin passes it on as surrounding_text and
-/// commit_state), until the keys are `answerWait` old (a terminal may send none).
+/// commit_state): as long as the program is busy, if it speaks of its text at all (a terminal
+/// may send nothing: then a moment, `answerWait`).
 final class KWinTypist: SessionTypist {
     let backend = "kwin"
     /// The input method's connection: the seat's keymap, and what KWin sends.
@@ -69,18 +70,25 @@ final class KWinTypist: SessionTypist {
 
     func resetCount() throws(DisplayLost) -> Bool { try dispatch(readable: false) }
 
-    /// How long after its keys a character waits for the focused program's state update: long
-    /// for a program that answered the keys before the last character (Qt and GTK fields
-    /// answered within 40 ms in the test guest; a busy one answers later), short for one that
-    /// did not (Konsole sends none), between the two until it is known.
-    static let answerWait = (answers: Int64(1_000_000), unknown: Int64(150_000), silent: Int64(40_000))
-    /// Whether the focused program answered the keys before the last character; nil after the
-    /// focus moved (`khim_focus_generation`).
-    private var focusAnswers: Bool?
+    /// How long after its keys a character waits for the focused program's state update: for a
+    /// program that speaks of its text (it has sent a state update since it got the focus), until
+    /// it answers, however busy it is, up to `busyLimit` (the daemon waits 10 s while it is told
+    /// the character still waits; Qt and GTK fields answered within 40 ms in the test guest, a
+    /// stopped one as late as it was stopped); short for one that let the last wait run out
+    /// without answering (Konsole sends nothing), between the two for one not heard yet.
+    static let answerWait = (unknown: Int64(150_000), silent: Int64(40_000))
+    static let busyLimit = Int64(8_000_000)
+    /// How often the daemon is told that a character still waits for a busy program.
+    static let stillWaitingEvery = Int64(1_000_000)
+    /// Whether the focused program let the last wait run out; reset when the focus moves
+    /// (`khim_focus_generation`).
+    private var ranOut = false
     private var focusGeneration: UInt32 = 0
 
     /// The keys before a character: a round trip, then until the program has sent a state update
-    /// since the last of them was written, or they are `answerWait` old.
+    /// since the last of them was written (Qt applies a commit at once and the keys it read with
+    /// it later, so a commit that reaches a program before it has handled the keys before it
+    /// overtakes them), or the wait for a program that says nothing is over.
     func waitForTransitions(_ count: UInt64, writtenAt: Int64?, timeoutMilliseconds: Int64, stillWaiting: () -> Void) throws(DisplayLost) -> (reached: Bool, keymapChanged: Bool) {
         guard count > 0 else { return (true, try dispatch(readable: false)) }
         try seat.sync()
@@ -88,26 +96,33 @@ final class KWinTypist: SessionTypist {
         guard let writtenAt else { return (true, keymapChanged) }
         if khim_focus_generation() != focusGeneration {
             focusGeneration = khim_focus_generation()
-            focusAnswers = nil
+            ranOut = false
         }
-        let wait = switch focusAnswers {
-        case true?: Self.answerWait.answers
-        case false?: Self.answerWait.silent
-        case nil: Self.answerWait.unknown
+        let end = if ranOut {
+            min(writtenAt + Self.answerWait.silent, Companion.nowMicroseconds() + timeoutMilliseconds * 1000)
+        } else if khim_last_state_update() > 0 {
+            writtenAt + Self.busyLimit
+        } else {
+            min(writtenAt + Self.answerWait.unknown, Companion.nowMicroseconds() + timeoutMilliseconds * 1000)
         }
-        let end = min(writtenAt + wait, Companion.nowMicroseconds() + timeoutMilliseconds * 1000)
+        var toldAt = Companion.nowMicroseconds()
         while khim_active() == 1 && khim_last_state_update() < writtenAt {
-            let left = end - Companion.nowMicroseconds()
-            if left <= 0 { break }
+            let now = Companion.nowMicroseconds()
+            if now >= end { break }
+            if now - toldAt >= Self.stillWaitingEvery {
+                stillWaiting()
+                toldAt = now
+            }
+            let slice = min(end - now, Self.stillWaitingEvery)
             var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&pfd, 1, Int32((left + 999) / 1000))
+            let ready = poll(&pfd, 1, Int32((slice + 999) / 1000))
             if ready < 0 && errno != EINTR { throw DisplayLost() }
             if try dispatch(readable: ready > 0) { keymapChanged = true }
         }
         let answered = khim_last_state_update() >= writtenAt
-        if khim_focus_generation() == focusGeneration { focusAnswers = answered }
+        if khim_focus_generation() == focusGeneration { ranOut = !answered }
         Log.debug(answered ? "the program answered the keys \(khim_last_state_update() - writtenAt) µs after them"
-                           : "the program did not answer the keys within \(wait) µs")
+                           : "the program did not answer the keys within \(end - writtenAt) µs")
         return (true, keymapChanged)
     }
 

@@ -19,7 +19,7 @@ int khim_active(void);
 int khim_purpose(void);
 // When the focused program last told KWin of its text input's state (its text, its cursor: a
 // text-input state update, passed on as surrounding_text and commit_state), CLOCK_MONOTONIC µs;
-// 0 before any.
+// 0 when it has sent none since it got the focus.
 int64_t khim_last_state_update(void);
 // Changes whenever a text input gains or loses the focus.
 unsigned khim_focus_generation(void);
