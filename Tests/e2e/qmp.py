@@ -16,6 +16,7 @@ Commands, one per argument or line ("d a; t 50; u a" also works):
   t MS              sleep MS milliseconds    type TEXT   tap the keys for TEXT (US layout)
   shot FILE         the guest's screen (its VGA framebuffer, read by QEMU, not asked of the
                     compositor) as a PNG at FILE, a path the host and the guest share
+  pointer-away      the mouse pointer moved into the screen's top left corner
   KEY: a QEMU qcode (a, shift, ctrl, alt, ret, spc, kp_2, caps_lock, ...), a Linux key name
   for common keys (KEY_A, KEY_1, leftshift, capslock), or a Linux key code number (30 = a;
   so digit keys are KEY_1 or qcode names via `type 1`).
@@ -176,6 +177,12 @@ def run_commands(q, commands):
             q.key(arg.strip(), False)
         elif op == 'shot':
             q.cmd('screendump', filename=arg.strip(), format='png')
+        elif op == 'pointer-away':
+            # the pointer into the top left corner (relative moves, as the PS/2 mouse makes
+            # them), where it covers nothing a screenshot reads
+            for _ in range(8):
+                q.cmd('input-send-event', events=[{'type': 'rel', 'data': {'axis': 'x', 'value': -400}},
+                                                  {'type': 'rel', 'data': {'axis': 'y', 'value': -400}}])
         elif op == 'type':
             for ch in arg:
                 if ch not in CHARS:
