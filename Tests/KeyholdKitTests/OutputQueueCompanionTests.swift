@@ -276,4 +276,15 @@ final class OutputQueueCompanionTests: XCTestCase {
         XCTAssertFalse(queue.isAwaitingCompanion)
         XCTAssertNil(queue.nextDeadline)
     }
+
+    /// Sleep or stop while the companion has written a character to the desktop but not yet seen
+    /// it delivered: the character is on its way, and its fallback would type it a second time.
+    func testDrainAllDoesNotTypeAgainWhatTheCompanionWrote() {
+        let (queue, desktop) = make()
+        batch(queue, "é", fallback: [KeyTransition(.f1, .down), KeyTransition(.f1, .up)])
+        queue.companionWrote(desktop.requests[0].id)
+        tap(queue, .z)
+        queue.drainAll()
+        XCTAssertEqual(desktop.timeline, ["companion:é", "z↓", "z↑"])
+    }
 }

@@ -248,12 +248,13 @@ public final class OutputQueue: TextHandOffOutput {
         return (samples[samples.count / 2], samples[min(samples.count - 1, samples.count * 99 / 100)], roundTripCount)
     }
 
-    /// Writes everything now, unpaced, with fallbacks for what the companion has not typed: for
-    /// shutdown and sleep, when the releases must go out before the device goes.
+    /// Writes everything now, unpaced, with fallbacks for what the companion has not typed (not
+    /// for a character it said it wrote: that one is on its way): for shutdown and sleep, when the
+    /// releases must go out before the device goes.
     public func drainAll() {
         if let flight = inFlight {
             inFlight = nil
-            insertAtHead(flight.fallback)
+            if !flight.written { insertAtHead(flight.fallback) }
         }
         while !isEmpty {
             let item = waiting[head]
