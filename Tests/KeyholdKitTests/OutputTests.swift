@@ -194,6 +194,20 @@ final class OutputTests: XCTestCase {
         XCTAssertNil(KeyCode(name: "nosuchkey"))
     }
 
+    /// An application id a companion reports meets every rule's glob: a pattern of many stars
+    /// against a long id that does not match must not take exponential time (the matcher was
+    /// recursive, one level per star, and tried every split of the id).
+    func testGlobWithManyStarsOnALongTextEndsAtOnce() {
+        let id = String(repeating: "a", count: 256)
+        XCTAssertFalse(Glob.matches("*a*a*a*a*a*a*a*a*a*a*a*a*b", id))
+        XCTAssertTrue(Glob.matches("*a*a*a*a*a*a*a*a*a*a*a*a*", id))
+        XCTAssertTrue(Glob.matches("a*[ab]?", "aXYab"))
+        XCTAssertFalse(Glob.matches("a*[!ab]", "aXYab"))
+        XCTAssertTrue(Glob.matches("[", "["), "an unclosed class is a plain [")
+        XCTAssertTrue(Glob.matches("*", ""))
+        XCTAssertFalse(Glob.matches("?", ""))
+    }
+
     func testGlobAndDevicePatterns() {
         XCTAssertTrue(Glob.matches("AT * keyboard", "AT Translated Set 2 keyboard"))
         XCTAssertTrue(Glob.matches("*[Kk]eyboard", "USB Keyboard"))

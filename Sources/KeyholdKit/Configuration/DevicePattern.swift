@@ -37,37 +37,44 @@ public enum DevicePattern: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// Shell-style globs (`*`, `?`, `[abc]`, `[!a-z]`) for device names, case-sensitive as fnmatch.
+/// Shell-style globs (`*`, `?`, `[abc]`, `[!a-z]`) for device names and application ids,
+/// case-sensitive as fnmatch. Without recursion, in at most pattern × text steps: the text may come
+/// from a client (an application id a session companion reports).
 public enum Glob {
     public static func matches(_ pattern: String, _ text: String) -> Bool {
-        matches(Array(pattern), 0, Array(text), 0)
-    }
-
-    private static func matches(_ p: [Character], _ pi: Int, _ t: [Character], _ ti: Int) -> Bool {
-        var pi = pi, ti = ti
-        while pi < p.count {
-            switch p[pi] {
-            case "*":
-                while pi < p.count && p[pi] == "*" { pi += 1 }
-                if pi == p.count { return true }
-                for start in ti...t.count where matches(p, pi, t, start) { return true }
-                return false
-            case "?":
-                guard ti < t.count else { return false }
-                pi += 1; ti += 1
-            case "[":
-                guard ti < t.count, let (matched, next) = matchClass(p, pi, t[ti]) else {
-                    guard ti < t.count, t[ti] == "[" else { return false }
-                    pi += 1; ti += 1; continue
+        let p = Array(pattern), t = Array(text)
+        var pi = 0, ti = 0
+        // The last `*` seen and where its match in the text ends so far: a later mismatch lets it
+        // take one more character (an earlier `*` never needs to: the last one can take any).
+        var star: (pi: Int, ti: Int)?
+        while ti < t.count {
+            if pi < p.count {
+                switch p[pi] {
+                case "*":
+                    star = (pi, ti)
+                    pi += 1
+                    continue
+                case "?":
+                    pi += 1; ti += 1
+                    continue
+                case "[":
+                    if let (matched, next) = matchClass(p, pi, t[ti]) {
+                        if matched { pi = next; ti += 1; continue }
+                    } else if t[ti] == "[" {
+                        pi += 1; ti += 1
+                        continue
+                    }
+                default:
+                    if p[pi] == t[ti] { pi += 1; ti += 1; continue }
                 }
-                guard matched else { return false }
-                pi = next; ti += 1
-            default:
-                guard ti < t.count, p[pi] == t[ti] else { return false }
-                pi += 1; ti += 1
             }
+            guard let s = star else { return false }
+            star = (s.pi, s.ti + 1)
+            pi = s.pi + 1
+            ti = s.ti + 1
         }
-        return ti == t.count
+        while pi < p.count && p[pi] == "*" { pi += 1 }
+        return pi == p.count
     }
 
     /// Matches a `[...]` class at `start`; nil when it is not a complete class.
