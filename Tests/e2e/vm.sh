@@ -20,6 +20,9 @@
 #   VM_QEMU_OPTS="..."    extra qemu args, e.g. "-device virtio-keyboard-pci"
 #   VM_TIMEOUT=600        seconds for the whole guest run (qemu is killed after that)
 #   VM_SYSTEMD=1          boot systemd as PID 1 (basic.target + the command as a oneshot)
+#   VM_SYSTEMD_TARGET=T   with VM_SYSTEMD=1, boot target T instead of basic.target (multi-user.target)
+#   VM_DISK=FILE          the overlay's upper layer on a disk image (made if missing): the next
+#                         boot with the same FILE finds what this one wrote, as after a reboot
 #   VM_MEM=1024 VM_CPUS=2 guest memory (MiB) and vCPUs
 #   VM_ENV="A B"          names of host env vars to pass into the guest (PATH always passed)
 #   VM_APPEND="..."       extra kernel command line       VM_DEBUG=1  kernel messages + init trace
@@ -37,7 +40,7 @@ GUEST="$VM_DIR/guest"            # kernel tree (dpkg -x), vmlinux, initrd
 # Host packages. The guest runs the host's binaries, so test tools installed here are the
 # guest's too. udev lets a guest run systemd-udevd (udev-rule tests); gcc + libevdev-dev build
 # the probe tool (it only needs kernel headers, libevdev is for the daemon's own build).
-PKGS="qemu-system-x86 busybox-static kmod udev interception-tools evtest kbd python3 gcc libc6-dev libevdev-dev ${VM_EXTRA_PKGS:-}"
+PKGS="qemu-system-x86 busybox-static kmod udev interception-tools evtest kbd python3 gcc libc6-dev libevdev-dev e2fsprogs ${VM_EXTRA_PKGS:-}"
 
 die() { echo "vm.sh: $*" >&2; exit 125; }
 now() { date +%s.%N; }
@@ -111,7 +114,7 @@ EOF
     cp /bin/busybox "$ir/bin/busybox"
     mknod "$ir/dev/console" c 5 1                 # else init's output vanishes
     : > "$ir/modules.list"
-    modprobe -d "$GUEST/kernel" -S "$kv" --show-depends -a virtio_pci 9p 9pnet_virtio overlay \
+    modprobe -d "$GUEST/kernel" -S "$kv" --show-depends -a virtio_pci 9p 9pnet_virtio overlay virtio_blk ext4 \
       | awk '$1=="insmod"{print $2}' | awk '!seen[$0]++' | while read -r f; do
         cp "$f" "$ir/mods/"; basename "$f" >> "$ir/modules.list"; done
     write_init > "$ir/init"; chmod 755 "$ir/init"
@@ -150,7 +153,10 @@ R=/newroot; mkdir -p $R
 O9P=trans=virtio,version=9p2000.L,msize=512000
 # host / read-only over 9p, under a tmpfs-backed overlay: the guest may write anywhere, the host is untouched
 mkdir -p /lower /ov; mount -t 9p -o ro,$O9P,cache=loose hostroot /lower || { echo "khvm-init: 9p root mount failed"; poweroff -f; }
-mount -t tmpfs -o mode=755 ov /ov; mkdir -p /ov/u /ov/w
+# with a disk (VM_DISK) the upper layer is on it: what one boot wrote is there at the next
+if [ -n "$(arg khvm.disk)" ]; then mount -t ext4 /dev/vda /ov || { echo "khvm-init: disk mount failed"; poweroff -f; }
+else mount -t tmpfs -o mode=755 ov /ov; fi
+mkdir -p /ov/u /ov/w
 mount -t overlay -o lowerdir=/lower,upperdir=/ov/u,workdir=/ov/w vmroot $R || { echo "khvm-init: overlay failed"; poweroff -f; }
 rm -f $R/.dockerenv $R/run/.containerenv   # else systemd believes it runs in a container
 chmod 1777 $R/tmp
@@ -183,17 +189,19 @@ if [ -n "$(arg khvm.systemd)" ]; then
   # systemd as PID 1: boot only khvm.target (basic.target + our oneshot), power off when it ends
   sed -e 's|^/bin/busybox poweroff -f$|exit 0|' $R/run/khvm-stage2 > $R/run/khvm-stage2-systemd
   chmod 755 $R/run/khvm-stage2-systemd
-  cat > $R/etc/systemd/system/khvm.target <<'T'
+  # booting basic.target (or khvm.target=TARGET: multi-user.target, as a machine boots) + our oneshot
+  T=$(arg khvm.target); T=${T:-basic.target}
+  cat > $R/etc/systemd/system/khvm.target <<T
 [Unit]
 Description=keyhold test run
-Requires=basic.target khvm-run.service
-After=basic.target
+Requires=$T khvm-run.service
+After=$T
 AllowIsolate=yes
 T
-  cat > $R/etc/systemd/system/khvm-run.service <<'T'
+  cat > $R/etc/systemd/system/khvm-run.service <<T
 [Unit]
 Description=keyhold test command
-After=basic.target
+After=$T
 SuccessAction=poweroff-force
 FailureAction=poweroff-force
 [Service]
@@ -225,7 +233,12 @@ run() {
   local append; append="console=ttyS0 panic=-1 khvm.mods=$(cat "$GUEST/moddir")"
   if [ "${VM_DEBUG:-0}" = 1 ]; then append+=" khvm.debug=1"; else append+=" loglevel=0"; fi
   if [ -n "$rw" ]; then append+=" khvm.rwdir=$rw"; fi
-  if [ "${VM_SYSTEMD:-0}" = 1 ]; then append+=" khvm.systemd=1"; fi
+  if [ "${VM_SYSTEMD:-0}" = 1 ]; then append+=" khvm.systemd=1${VM_SYSTEMD_TARGET:+ khvm.target=$VM_SYSTEMD_TARGET}"; fi
+  if [ -n "${VM_DISK:-}" ]; then
+    # a new disk: 4 GiB, sparse, ext4 (the overlay's upper layer needs xattrs and whiteouts)
+    [ -f "$VM_DISK" ] || { truncate -s 4G "$VM_DISK" && mkfs.ext4 -q -F "$VM_DISK"; } || die "cannot make the disk $VM_DISK"
+    append+=" khvm.disk=1"
+  fi
   append+=" ${VM_APPEND:-}"
   local args=(
     -accel tcg -cpu max -machine q35 -m "${VM_MEM:-1024}" -smp "${VM_CPUS:-2}"
@@ -238,6 +251,8 @@ run() {
     -device virtio-9p-pci,fsdev=fs1,mount_tag=khvmrun
   )
   if [ -n "$rw" ]; then args+=(-fsdev local,id=fs2,path="$rw",security_model=none -device virtio-9p-pci,fsdev=fs2,mount_tag=rwdir); fi
+  # (a test's disk: its writes need not survive the host, so QEMU may skip the flushes)
+  if [ -n "${VM_DISK:-}" ]; then args+=(-drive file="$VM_DISK",if=virtio,format=raw,cache=unsafe); fi
   if [ -n "${VM_QMP:-}" ]; then rm -f "$VM_QMP"; args+=(-qmp unix:"$VM_QMP",server=on,wait=off); fi
   args+=(${VM_QEMU_OPTS:-})
   local qrc=0 t0; t0=$(now)
