@@ -166,7 +166,7 @@ final class AudioWorker: @unchecked Sendable {
     let options: Engine.Options
     private let logger: FeedbackLogger
     private let onFirstFrame: (@Sendable (Engine.Playback) -> Void)?
-    private let condition = FeedbackCondition()
+    private let condition = ThreadCondition()
 
     // shared
     private var pending: (feedback: AudioFeedback, at: UInt64)?

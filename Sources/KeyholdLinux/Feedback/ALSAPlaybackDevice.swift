@@ -164,7 +164,7 @@ final class ALSAPlaybackDevice {
 /// PCM foo", several lines per failed open). While an engine calls into it, a thread-local
 /// handler collects them instead, so the daemon logs one line of its own.
 enum ALSAMessages {
-    private static let condition = FeedbackCondition()
+    private static let condition = ThreadCondition()
     nonisolated(unsafe) private static var byThread: [pthread_t: [String]] = [:]
 
     private static let handler: snd_local_error_handler_t = { _, _, _, _, format, arguments in

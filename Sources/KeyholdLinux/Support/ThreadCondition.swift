@@ -2,9 +2,10 @@ import CLinuxShim
 import Glibc
 import KeyholdKit
 
-/// A pthread mutex with one condition variable on CLOCK_MONOTONIC. Held only for a few
-/// assignments, never across a system call that can wait.
-final class FeedbackCondition: @unchecked Sendable {
+/// A pthread mutex with one condition variable on CLOCK_MONOTONIC, for a worker thread and the
+/// loop that hands it work (feedback, keymaps). Held only for a few assignments, never across a
+/// system call that can wait.
+final class ThreadCondition: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let cond = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
 
