@@ -7,8 +7,16 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/netlink.h>
+#include <linux/seccomp.h>
+#include <sound/asound.h>
+#include <stddef.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include "CLinuxShim.h"
 #include "LazyLibrary.h"
 
@@ -74,6 +82,63 @@ int keyhold_reset_realtime_on_fork(void) {
 }
 
 int keyhold_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
+
+#if defined(__x86_64__)
+#define KEYHOLD_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define KEYHOLD_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+unsigned long keyhold_mixer_write_request(void) { return SNDRV_CTL_IOCTL_ELEM_WRITE; }
+
+int keyhold_ioctl_errno(int fd, unsigned long request) { return ioctl(fd, request, NULL) == 0 ? 0 : errno; }
+
+int keyhold_refuse_unneeded_calls(void) {
+#ifdef KEYHOLD_AUDIT_ARCH
+#define ARG_LOW(n) offsetof(struct seccomp_data, args[n])   // the low 32 bits (little-endian)
+#define REFUSE BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA))
+#define ALLOW BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
+#define IF_IOCTL(request) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (request), 0, 1), REFUSE
+    struct sock_filter filter[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, KEYHOLD_AUDIT_ARCH, 1, 0),
+        ALLOW,   // another architecture's calls: systemd's filter (SystemCallArchitectures=native)
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 0, 6),       // not socket: to the ioctl check
+        // socket(domain, type, protocol): netlink only for uevents
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LOW(0)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_NETLINK, 0, 3),         // not netlink: allowed
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LOW(2)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NETLINK_KOBJECT_UEVENT, 1, 0),
+        REFUSE,
+        ALLOW,
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 19),        // not ioctl: the last ALLOW
+        // ioctl(fd, request, ...): the kernel takes the request's low 32 bits
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LOW(1)),
+        IF_IOCTL(SNDRV_CTL_IOCTL_ELEM_WRITE),
+        IF_IOCTL(SNDRV_CTL_IOCTL_ELEM_ADD),
+        IF_IOCTL(SNDRV_CTL_IOCTL_ELEM_REPLACE),
+        IF_IOCTL(SNDRV_CTL_IOCTL_ELEM_REMOVE),
+        IF_IOCTL(SNDRV_CTL_IOCTL_ELEM_LOCK),
+        IF_IOCTL(SNDRV_CTL_IOCTL_ELEM_UNLOCK),
+        IF_IOCTL(SNDRV_CTL_IOCTL_TLV_WRITE),
+        IF_IOCTL(SNDRV_CTL_IOCTL_TLV_COMMAND),
+        IF_IOCTL(SNDRV_CTL_IOCTL_POWER),
+        ALLOW,
+    };
+    _Static_assert(sizeof filter / sizeof filter[0] == 32, "the jumps above count the instructions between them");
+    struct sock_fprog program = { .len = sizeof filter / sizeof filter[0], .filter = filter };
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -1;
+    return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program);
+#undef IF_IOCTL
+#undef ALLOW
+#undef REFUSE
+#undef ARG_LOW
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
+}
 
 // ---- evdev force feedback (linux/input.h is included here only: the libevdev module brings
 // its own copy of the header's types to Swift)

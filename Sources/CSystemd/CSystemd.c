@@ -18,6 +18,10 @@ FORWARD(int, sd_login_monitor_get_fd, (sd_login_monitor *m), (m), -ENOSYS)
 FORWARD(int, sd_seat_get_active, (const char *seat, char **session, uid_t *uid), (seat, session, uid), -ENOSYS)
 FORWARD(int, sd_session_get_type, (const char *session, char **type), (session, type), -ENOSYS)
 FORWARD(int, sd_session_get_vt, (const char *session, unsigned *vtnr), (session, vtnr), -ENOSYS)
+FORWARD(int, sd_session_get_uid, (const char *session, uid_t *uid), (session, uid), -ENOSYS)
+FORWARD(int, sd_session_get_seat, (const char *session, char **seat), (session, seat), -ENOSYS)
+FORWARD(int, sd_pid_get_session, (pid_t pid, char **session), (pid, session), -ENOSYS)
+FORWARD(int, sd_uid_get_display, (uid_t uid, char **session), (uid, session), -ENOSYS)
 
 // sd-bus
 FORWARD(int, sd_bus_new, (sd_bus **ret), (ret), -ENOSYS)

@@ -38,6 +38,7 @@ private struct ScriptedSource: DeviceSource {
     func eventNodes() -> [String] { [keyboard.path] }
     func open(_ path: String) throws(DeviceOpenError) -> any KeyboardDevice { keyboard }
     func isKeyboard(_ path: String) -> Bool? { true }
+    func seat(_ path: String) -> String? { nil }
 }
 
 /// Hands the device manager's read handler to the benchmark, which plays the event loop.

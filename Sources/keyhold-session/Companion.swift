@@ -117,7 +117,8 @@ final class Companion {
         // Counting starts before the request: the daemon counts from when it takes it.
         followsVirtualKeyboard = typist.follow(device: VirtualKeyboard.deviceName)
         let reply: JSONValue
-        do { reply = try client.request(.companion(backend: typist.backend, note: limitation), timeout: 5_000) } catch {
+        let session = SessionIdentity.find(displayFD: typist.fd)
+        do { reply = try client.request(.companion(backend: typist.backend, note: limitation, session: session), timeout: 5_000) } catch {
             scheduleRetry("the daemon did not take the companion: \(error)")
             return
         }
@@ -213,8 +214,11 @@ final class Companion {
             }
             picker?.handle(message)
         } else if message["event"]?.stringValue == "active" {
-            // In front again: count the virtual keyboard's transitions from here, as the daemon does.
+            // In front again: count the virtual keyboard's transitions from here, as the daemon does;
+            // and say the keymap again (the daemon takes none from a session not in front).
             followsVirtualKeyboard = typist.follow(device: VirtualKeyboard.deviceName)
+            reportedKeymap = nil
+            keymapMayHaveChanged = true
         } else if message["ok"]?.boolValue == false {
             Log.warning("the daemon: \(message["error"]?.stringValue ?? "error")")
         } else if let layout = message["layout"]?.stringValue {

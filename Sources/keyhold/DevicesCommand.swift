@@ -22,17 +22,19 @@ struct DevicesCommand: ParsableCommand {
             print("no input devices (/dev/input/event* is empty or unreadable)")
             return
         }
+        let source = SystemDeviceSource()
         for node in nodes {
-            let device: InputDevice
-            do { device = try InputDevice(path: node) } catch {
+            let device: any KeyboardDevice
+            do { device = try source.open(node) } catch {
                 print("\(node)\n    cannot open: \(error)\n    grab: unknown")
                 continue
             }
-            let identity = device.identity
+            var identity = device.identity
+            identity.seat = source.seat(node) ?? DevicePolicy.seat
             let decision = DevicePolicy.decide(identity, settings: configuration.devices)
-            print("\(node)  \"\(identity.name)\"")
-            print("    id \(identity.idString)  bus \(busName(identity.bustype))  phys \(identity.phys.isEmpty ? "-" : identity.phys)")
-            print("    grab: \(decision.grab ? "yes" : "no") (\(decision.reason))")
+            print("\(node)  \"\(identity.name.terminalSafe)\"")
+            print("    id \(identity.idString)  bus \(busName(identity.bustype))  phys \(identity.phys.isEmpty ? "-" : identity.phys.terminalSafe)")
+            print("    grab: \(decision.grab ? "yes" : "no") (\(decision.reason.terminalSafe))")
         }
     }
 

@@ -9,13 +9,14 @@ struct MonitorCommand: ParsableCommand {
         discussion: """
             Prints one line per gesture (press, longPress, repeatPress, doubleTap, release) with its \
             action, and shows an open callout as its numbered candidates with the current one in \
-            brackets:  [e]  1 è  2 é  3 ê ...  Characters and key names are shown to root only; other \
-            members of the keyhold group see gestures, action kinds and callout positions. Runs until \
-            Ctrl+C or until the daemon stops.
+            brackets:  [e]  1 è  2 é  3 ê ...  Keys, gestures and callouts are shown to root only (even \
+            without its key, a gesture says when a key was pressed and held); other members of the \
+            keyhold group see the daemon's notices (paused, resumed, reloaded, sleep, wake). Runs \
+            until Ctrl+C or until the daemon stops.
             """)
 
     @OptionGroup var control: ControlOptions
-    @Flag(inversion: .prefixedNo, help: "Ask for key names and characters (granted to root only).")
+    @Flag(inversion: .prefixedNo, help: "Ask for keys, gestures and callouts (granted to root only).")
     var content = true
     @Flag(help: "Also print every key event read, forwarded and typed (with content).") var keys = false
     @Flag(help: "Print the daemon's JSON event lines as they are.") var json = false
@@ -27,7 +28,7 @@ struct MonitorCommand: ParsableCommand {
         guard reply["ok"]?.boolValue == true else { fail(reply["error"]?.stringValue ?? "\(reply)") }
         let granted = reply["content"]?.boolValue ?? false
         if json { writeLine(reply.description) }
-        writeLine("keyhold: monitoring \(control.socketPath)" + (content && !granted ? " (characters hidden: only root sees them)" : "")
+        writeLine("keyhold: monitoring \(control.socketPath)" + (!granted ? " (keys, gestures and callouts hidden: only root sees them; showing the daemon's notices)" : "")
                   + "; Ctrl+C to stop", fd: 2)
         var view = MonitorView(showKeys: keys)
         while true {
@@ -36,7 +37,7 @@ struct MonitorCommand: ParsableCommand {
             guard let line else { writeLine("keyhold: the daemon closed the connection", fd: 2); return }
             if json { writeLine(String(decoding: line, as: UTF8.self)); continue }
             guard let event = try? JSONValue.parse(line) else { continue }
-            if let text = view.render(event) { writeLine(text) }
+            if let text = view.render(event) { writeLine(text.terminalSafe) }
         }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLinuxShim
 import Glibc
 import KeyholdKit
 import KeyholdLinux
@@ -11,7 +12,7 @@ struct RunCommand: ParsableCommand {
             Grabs every keyboard matched by [devices], types through the uinput device \
             "\(VirtualKeyboard.deviceName)" and logs to stderr with journal priority prefixes. \
             SIGHUP reloads the configuration (applied only if valid); SIGTERM or SIGINT releases every \
-            key, ungrabs and exits 0. Holding Backspace+Escape+Enter together also exits.
+            key, ungrabs and exits 0. Holding Backspace+Escape+Enter together on one keyboard also exits.
             Exit status: 0 after a clean stop, 1 when the daemon cannot run (no /dev/uinput), \
             2 for a broken configuration.
             """)
@@ -56,6 +57,9 @@ extension DaemonOptions {
         let source = ConfigurationFile.path(explicit: config) ?? ConfigurationLocation.embeddedDefault
         daemon.configurationSource = source
         Log.info("keyhold \(KeyholdVersion.current) starting, configuration \(source)")
+        // What systemd's filters cannot refuse by argument (docs/SECURITY.md): netlink but udev's,
+        // a sound card's mixer settings.
+        if keyhold_refuse_unneeded_calls() != 0 { Log.notice("cannot refuse the calls the daemon never needs: \(String(cString: strerror(errno)))") }
         let status = daemon.run()
         if status != 0 { throw ExitCode(status) }
     }

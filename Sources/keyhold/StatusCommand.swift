@@ -19,22 +19,26 @@ struct StatusCommand: ParsableCommand {
         if let version = reply["version"]?.stringValue { head += " \(version)" }
         if let pid = reply["pid"]?.intValue { head += " (pid \(pid))" }
         if let ms = reply["uptime_ms"]?.doubleValue { head += ", running for \(StatusCommand.duration(ms / 1000))" }
-        print(head)
-        print("state: " + (status.paused ? "paused (every key passes through unchanged; `keyhold resume` to resume)" : "active"))
-        print("configuration: \(status.configuration)")
+        say(head)
+        say("state: " + (status.paused ? "paused (every key passes through unchanged; `keyhold resume` to resume)" : "active"))
+        say("configuration: \(status.configuration)")
         var output = "layout: \(status.layout)"
         if !status.unicodeMethod.isEmpty { output += ", unicode method: \(status.unicodeMethod)" }
         if !status.locale.isEmpty { output += ", callout locale: \(status.locale)" }
-        print(output)
-        print("virtual keyboard: \(status.virtualKeyboard ?? "(no event node)")")
+        say(output)
+        say("virtual keyboard: \(status.virtualKeyboard ?? "(no event node)")")
         let grabbed = status.keyboards.filter(\.grabbed).count
-        print("keyboards: \(grabbed) grabbed" + (status.keyboards.count > grabbed ? ", \(status.keyboards.count - grabbed) waiting" : ""))
+        say("keyboards: \(grabbed) grabbed" + (status.keyboards.count > grabbed ? ", \(status.keyboards.count - grabbed) waiting" : ""))
         for k in status.keyboards {
-            print("  \(k.grabbed ? "grabbed" : "waiting")  \(k.path)  \(k.id)  \"\(k.name)\"")
+            say("  \(k.grabbed ? "grabbed" : "waiting")  \(k.path)  \(k.id)  \"\(k.name)\"")
         }
-        if let monitors = reply["monitors"]?.intValue { print("monitors: \(monitors)") }
-        for (key, value) in status.extra { print("\(key): \(value)") }
+        if let monitors = reply["monitors"]?.intValue { say("monitors: \(monitors)") }
+        for (key, value) in status.extra { say("\(key): \(value)") }
     }
+
+    /// A line of the status, its names made safe for the terminal (they come from USB devices,
+    /// keymaps and the session's programs).
+    private func say(_ line: String) { print(line.terminalSafe) }
 
     static func duration(_ seconds: Double) -> String {
         let s = Int(seconds)

@@ -219,6 +219,57 @@ final class DeviceManagerTests: XCTestCase {
         XCTAssertEqual(recorder.log, ["30 down @1000100", "30 up @1000300"])
     }
 
+    // MARK: - Seats and the panic escape (docs/SECURITY.md)
+
+    /// Keyhold types into seat0's session: a keyboard of another seat is not grabbed (its keys
+    /// would reach seat0's session, and its panic chord stop the daemon for everyone), and one
+    /// moved to another seat while grabbed (`loginctl attach`: udev says the node changed) is let
+    /// go, its held keys released.
+    func testAKeyboardOfAnotherSeatIsLeftToThatSeat() {
+        let seat0 = source.add("/dev/input/event3"), other = source.add("/dev/input/event4")
+        source.seats["/dev/input/event4"] = "seat1"
+        start()
+        XCTAssertTrue(seat0.grabbed)
+        XCTAssertFalse(other.grabbed, "seat1's keyboard is seat1's")
+        XCTAssertEqual(manager.grabbedCount, 1)
+        seat0.queue(.key(code: a, value: 1, time: at(1_000_100)))
+        watcher.fire(seat0.fd)
+        source.seats["/dev/input/event3"] = "seat1"
+        clock.time = at(1_000_200)
+        hotplug.fire(.added("/dev/input/event3"), watcher: watcher)
+        XCTAssertFalse(seat0.grabbed, "moved to seat1: let go")
+        XCTAssertEqual(recorder.log.last, "released [30] @1000200")
+        XCTAssertEqual(manager.grabbedCount, 0)
+    }
+
+    /// Backspace, Escape and Enter end the daemon when one keyboard holds them, and it has been
+    /// grabbed for a moment: not three keys on three devices, not a device plugged in a moment
+    /// ago (anything can say it is a keyboard).
+    func testThePanicChordCountsOnOneKeyboardThatHasBeenThere() {
+        let backspace: UInt16 = 14, esc: UInt16 = 1
+        let kb1 = source.add("/dev/input/event3"), kb2 = source.add("/dev/input/event4")
+        start()   // grabbed at 1 s
+        passTime(to: 5_000_000)
+        kb1.queue(.key(code: backspace, value: 1, time: at(5_000_000)), .key(code: esc, value: 1, time: at(5_000_001)))
+        watcher.fire(kb1.fd)
+        kb2.queue(.key(code: enter, value: 1, time: at(5_000_002)))
+        watcher.fire(kb2.fd)
+        XCTAssertFalse(manager.panicChordIsHeldOnOneKeyboard(), "the three keys, on two keyboards")
+        kb1.queue(.key(code: enter, value: 1, time: at(5_000_003)))
+        watcher.fire(kb1.fd)
+        XCTAssertTrue(manager.panicChordIsHeldOnOneKeyboard(), "on one keyboard grabbed 4 s ago")
+        // A keyboard plugged in now: its chord counts once it has been there 3 s.
+        let late = source.add("/dev/input/event6", present: false)
+        hotplug.fire(.added("/dev/input/event6"), watcher: watcher)
+        for (i, code) in [backspace, esc, enter].enumerated() { late.queue(.key(code: code, value: 1, time: at(5_000_010 + Int64(i)))) }
+        kb1.queue(.key(code: enter, value: 0, time: at(5_000_004)))
+        watcher.fire(kb1.fd)
+        watcher.fire(late.fd)
+        XCTAssertFalse(manager.panicChordIsHeldOnOneKeyboard(), "plugged in a moment ago")
+        passTime(to: 8_000_000)
+        XCTAssertTrue(manager.panicChordIsHeldOnOneKeyboard())
+    }
+
     func testUnpluggingMidHoldReleasesWhatOnlyThatKeyboardHeld() {
         let kb1 = source.add("/dev/input/event3"), kb2 = source.add("/dev/input/event5")
         start()
@@ -402,6 +453,9 @@ final class FakeDeviceSource: DeviceSource {
     }
 
     func isKeyboard(_ path: String) -> Bool? { udevKeyboard[path] }
+    /// ID_SEAT as udev would say it (`loginctl attach` sets it); none: seat0.
+    var seats: [String: String] = [:]
+    func seat(_ path: String) -> String? { seats[path] }
 }
 
 final class FakeHotplug: HotplugSource {

@@ -3,18 +3,23 @@ import KeyholdKit
 
 /// What the daemon lets the control socket do. All calls happen on the event loop's thread.
 public protocol ControlHandler: AnyObject {
-    func status() -> ControlStatus
+    /// The daemon's state; with `activity`, also what the user in front is doing (the application
+    /// that has the focus): for root, not for group keyhold.
+    func status(activity: Bool) -> ControlStatus
     /// Loads the configuration again and applies it only if valid.
     func reload() -> ControlReloadResult
     /// Every key passes through unchanged until `resume()`.
     func pause()
     func resume()
-    /// Why `uid` may not be the session companion now; nil: it may.
-    func companionRefusal(uid: UInt32) -> String?
+    /// Why `uid`'s companion of `session` may not be the session companion now; nil: it may.
+    func companionRefusal(uid: UInt32, session: String?) -> String?
     func companionConnected(_ companion: SessionCompanion)
     func companionDisconnected(_ companion: SessionCompanion)
-    /// The desktop's keymap (XKB text); returns the layout's name, or throws why it is unusable.
-    func companion(_ companion: SessionCompanion, reportedKeymap keymap: String, temporaryKeycodes: [Int]) throws(ControlProtocolError) -> String
+    /// Whether the companion's session is the one in front of the seat now: asked at each of its
+    /// requests.
+    func companionIsInFront(_ companion: SessionCompanion) -> Bool
+    /// The desktop's keymap the companion reported, compiled.
+    func companion(_ companion: SessionCompanion, compiledKeymap layout: XKBLayout)
     /// `delivered`: false when the companion has written the character to the desktop, true when
     /// the desktop has delivered it.
     func companion(_ companion: SessionCompanion, typed id: UInt64, delivered: Bool)
@@ -31,12 +36,11 @@ public protocol ControlHandler: AnyObject {
 }
 
 extension ControlHandler {
-    public func companionRefusal(uid: UInt32) -> String? { "this daemon takes no session companion" }
+    public func companionRefusal(uid: UInt32, session: String?) -> String? { "this daemon takes no session companion" }
     public func companionConnected(_ companion: SessionCompanion) {}
     public func companionDisconnected(_ companion: SessionCompanion) {}
-    public func companion(_ companion: SessionCompanion, reportedKeymap keymap: String, temporaryKeycodes: [Int]) throws(ControlProtocolError) -> String {
-        throw .malformed("this daemon takes no keymap")
-    }
+    public func companionIsInFront(_ companion: SessionCompanion) -> Bool { false }
+    public func companion(_ companion: SessionCompanion, compiledKeymap layout: XKBLayout) {}
     public func companion(_ companion: SessionCompanion, typed id: UInt64, delivered: Bool) {}
     public func companion(_ companion: SessionCompanion, couldNotType id: UInt64) {}
     public func companion(_ companion: SessionCompanion, waitsToType id: UInt64) {}

@@ -13,7 +13,9 @@ import KeyholdKit
 //   {"cmd":"companion","backend":"x11"} -> {"ok":true,"companion":true}: the connection becomes
 //                                        the session companion's (keyhold-session; an optional
 //                                        "note" says what it cannot do there and why, which
-//                                        `keyhold status` shows); then:
+//                                        `keyhold status` shows; "session": the logind session it
+//                                        serves, for a companion outside one, checked to be its
+//                                        user's); then:
 //   {"cmd":"keymap","keymap":"xkb_keymap {...}","temporary":[255,254]} -> {"ok":true,"layout":"..."}
 //                                        (the desktop's keymap; "temporary": X keycodes holding
 //                                        the companion's own characters, not to be typed with)
@@ -43,8 +45,9 @@ import KeyholdKit
 public enum ControlRequest: Equatable, Sendable {
     case status, reload, pause, resume
     case monitor(content: Bool)
-    /// The session companion's requests.
-    case companion(backend: String, note: String? = nil)
+    /// The session companion's requests. `session`: the logind session it serves, where the
+    /// daemon cannot tell from its process (a user service's).
+    case companion(backend: String, note: String? = nil, session: String? = nil)
     case keymap(String, temporaryKeycodes: [Int])
     case typed(id: UInt64, delivered: Bool)
     /// The companion cannot type character `id` (IBus: no program's text input has the focus).
@@ -79,14 +82,19 @@ public enum ControlRequest: Equatable, Sendable {
             }
             self = .monitor(content: content?.boolValue ?? false)
         case "companion":
-            guard let backend = value["backend"]?.stringValue, !backend.isEmpty, backend.count <= 40 else {
+            guard let backend = value["backend"]?.stringValue, !backend.isEmpty, backend.count <= 40, backend.isPrintable else {
                 throw .malformed("malformed request: \"backend\" must be a short string")
             }
             let note = value["note"]
-            guard note == nil || note == .null || (note?.stringValue.map { $0.count <= 400 } ?? false) else {
-                throw .malformed("malformed request: \"note\" must be a string of at most 400 characters")
+            guard note == nil || note == .null || (note?.stringValue.map { $0.count <= 400 && $0.isPrintable } ?? false) else {
+                throw .malformed("malformed request: \"note\" must be a string of at most 400 printable characters")
             }
-            self = .companion(backend: backend, note: note?.stringValue)
+            let session = value["session"]
+            guard session == nil || session == .null
+                    || (session?.stringValue.map { !$0.isEmpty && $0.count <= 64 && $0.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" } } ?? false) else {
+                throw .malformed("malformed request: \"session\" must be a logind session id")
+            }
+            self = .companion(backend: backend, note: note?.stringValue, session: session?.stringValue)
         case "keymap":
             guard let keymap = value["keymap"]?.stringValue else { throw .malformed("malformed request: \"keymap\" must be a string") }
             let temporary = value["temporary"]?.arrayValue ?? []
@@ -111,9 +119,9 @@ public enum ControlRequest: Equatable, Sendable {
         case "dismiss": self = .dismiss
         case "focus":
             let ids = value["app"]?.arrayValue ?? []
-            let names = ids.compactMap(\.stringValue).filter { $0.utf8.count <= 256 }
+            let names = ids.compactMap(\.stringValue).filter { $0.utf8.count <= 256 && $0.isPrintable }
             guard names.count == ids.count, names.count <= 4 else {
-                throw .malformed("malformed request: \"app\" must be up to 4 application ids")
+                throw .malformed("malformed request: \"app\" must be up to 4 application ids (printable, 256 bytes each)")
             }
             let field = value["field"]?.stringValue ?? "unknown"
             guard let textField = ApplicationFocus.TextField(rawValue: field) else {
@@ -135,12 +143,13 @@ public enum ControlRequest: Equatable, Sendable {
         case .pause: return "{\"cmd\":\"pause\"}\n"
         case .resume: return "{\"cmd\":\"resume\"}\n"
         case .monitor(let content): return "{\"cmd\":\"monitor\",\"content\":\(content)}\n"
-        case .companion(let backend, let note):
+        case .companion(let backend, let note, let session):
             var w = JSONWriter()
             w.beginObject()
             w.key("cmd"); w.string("companion")
             w.key("backend"); w.string(backend)
             if let note { w.key("note"); w.string(note) }
+            if let session { w.key("session"); w.string(session) }
             w.endObject()
             w.newline()
             return String(decoding: w.bytes, as: UTF8.self)
@@ -170,6 +179,12 @@ public enum ControlRequest: Equatable, Sendable {
             return String(decoding: w.bytes, as: UTF8.self)
         }
     }
+}
+
+extension String {
+    /// Without control characters (C0, DEL, C1): text a client sends that `keyhold status` may
+    /// print to a terminal, where those would be commands to it.
+    var isPrintable: Bool { unicodeScalars.allSatisfy { !($0.value < 0x20 || (0x7F...0x9F).contains($0.value)) } }
 }
 
 public enum ControlProtocolError: Error, Equatable, CustomStringConvertible {

@@ -14,15 +14,30 @@ import KeyholdKit
 /// the peer's credentials, not the file's mode 0666: the companion of whichever user is in
 /// front of the seat must reach it); refused peers get a message saying so.
 ///
-/// Typing is never slowed down by a client: requests are read at most 4 KiB per wake-up, a line
-/// over 4 KiB is refused and the connection closed, and a client whose buffer exceeds
-/// `maximumPendingBytes` is disconnected with a log line.
+/// No client can slow another's keys (docs/SECURITY.md): each connection reads into a buffer of
+/// its own and at most `linesPerTurn` of its lines are taken per turn of the loop (the rest wait,
+/// unread, until the keys of the next turn are through); a line over its limit, a reply it does
+/// not read (`maximumPendingBytes`), `maximumErrors` refused requests, or `idleMicroseconds`
+/// without a request from a connection that waits for nothing close it; a user holds
+/// `maximumConnectionsPerUser` connections at most and root always finds one free; refusals are
+/// logged once a second at most.
 public final class ControlServer: EngineObserver {
     public static let maximumRequestBytes = 4096
-    /// A companion's keymap is one line.
-    public static let maximumCompanionLineBytes = 1 << 20
+    /// A companion's keymap is one line (a keymap of four layouts is about 80 KB as xkbcommon
+    /// writes it; `CompanionChannel.maximumKeymapBytes` bounds the keymap itself).
+    public static let maximumCompanionLineBytes = 512 * 1024
     /// Connections one user other than root may hold at once, so nobody can fill the table.
     public static let maximumConnectionsPerUser = 8
+    /// Lines of one connection taken per turn of the loop.
+    static let linesPerTurn = 4
+    /// Refused requests a connection may make before it is closed.
+    static let maximumErrors = 4
+    /// Connections kept for root and the daemon's own user: the table is never full for them.
+    static let adminReserve = 16
+    /// Bytes read from one connection per turn.
+    static let readChunkBytes = 4096
+    /// Connections accepted, and connections served, per turn of the loop.
+    static let acceptsPerTurn = 4, clientsPerTurn = 2
 
     public let path: String
     /// The handler that runs the commands; usually the daemon, which owns the server and so
@@ -35,6 +50,9 @@ public final class ControlServer: EngineObserver {
     public var maximumPendingBytes = 256 * 1024
     /// Connections at once; more are told so and closed.
     public var maximumClients = 256
+    /// How long a connection that waits for nothing (not a monitor, not a companion) may stay
+    /// without sending a whole line.
+    public var idleMicroseconds = 10_000_000
     /// The group whose members may connect besides root and the daemon's own user (nil: none).
     public var group: (name: String, gid: gid_t)? { authorization.group }
     /// `keyhold monitor`'s connections.
@@ -51,10 +69,24 @@ public final class ControlServer: EngineObserver {
     private var tokens: [WatchToken] = []
     private var clients: [Int32: ControlConnection] = [:]
     private var reply = JSONWriter(capacity: 1024)
-    private var readBuffer = [UInt8](repeating: 0, count: ControlServer.maximumRequestBytes + 1)
+    /// What a read brings in, before it is appended to its connection's own buffer.
+    private var readBuffer = [UInt8](repeating: 0, count: ControlServer.readChunkBytes)
     private let started = MonotonicClock.now()
     private var socketInode: (dev: UInt64, ino: UInt64)?
     private var nextClientID = 1
+    /// Connections to read or to take lines of after the current batch (`serveAfterBatch`), and
+    /// whether new connections wait to be accepted.
+    private var ready: [ControlConnection] = []
+    private var readyHead = 0
+    private var acceptPending = false
+    private var serveScheduled = false
+    /// (Weak: a server shut down and gone before the loop's next turn leaves it queued.)
+    private lazy var serveWork: () -> Void = { [weak self] in self?.serveAfterBatch() }
+    /// Closes connections that wait for nothing and say nothing (`idleMicroseconds`).
+    private let idleTimer: DeadlineTimer
+    private var idleDeadline: Timestamp?
+    private var refusalLog = LogRateLimit()
+    private var requestLog = LogRateLimit()
 
     /// Creates the socket at `path` (its directory too, mode 0750, when missing), replacing a
     /// stale socket but never a live one or a file that is not a socket, and starts accepting.
@@ -67,9 +99,11 @@ public final class ControlServer: EngineObserver {
         self.loop = loop
         self.handler = handler
         authorization = PeerAuthorization(group: group)
+        idleTimer = try DeadlineTimer()
         do throws(SystemError) {
             try createSocket(mode: mode)
-            tokens.append(try loop.watch(listenFD) { [unowned self] in self.acceptClients() })
+            tokens.append(try loop.watch(listenFD) { [unowned self] in self.acceptPending = true; self.scheduleServing() })
+            tokens.append(try loop.watch(idleTimer.fd) { [unowned self] in self.closeIdleClients() })
         } catch {
             shutdown()
             throw error
@@ -81,6 +115,7 @@ public final class ControlServer: EngineObserver {
 
     /// Closes every connection and removes the socket file (if it is still ours).
     public func shutdown() {
+        idleTimer.arm(at: nil)
         for token in tokens { loop.unwatch(token) }
         tokens.removeAll()
         // The loop no longer runs: send what is queued (a last "stopping" notice) now, without waiting.
@@ -155,30 +190,34 @@ public final class ControlServer: EngineObserver {
 
     // MARK: - Connections
 
-    private func acceptClients() {
-        for _ in 0..<64 {
+    /// Accepts up to `limit` connections; true when none waits any more.
+    private func acceptClients(atMost limit: Int) -> Bool {
+        let now = MonotonicClock.now()
+        for _ in 0..<limit {
             let fd = accept(listenFD, nil, nil)
             if fd < 0 {
                 if errno == EINTR { continue }
                 if errno != EAGAIN && errno != EWOULDBLOCK && errno != ECONNABORTED {
                     Log.warning("control: accept: \(errorString(errno))")
                 }
-                return
+                return true
             }
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
             let credentials = PeerCredentials(fd: fd)
-            let client = ControlConnection(fd: fd, id: nextClientID, pid: credentials.pid, uid: credentials.uid)
+            let client = ControlConnection(fd: fd, id: nextClientID, pid: credentials.pid, uid: credentials.uid,
+                                           session: PeerCredentials.session(of: credentials.pid), at: now)
             nextClientID += 1
-            guard clients.count < maximumClients else {
-                Log.warning("control: \(client.who) refused: already \(clients.count) connections")
+            client.role = authorization.role(of: credentials, fd: fd)
+            let limit = client.role == .admin ? maximumClients : maximumClients - Self.adminReserve
+            guard clients.count < limit else {
+                refusalLog.log(.warning, at: now, "control: \(client.who) refused: already \(self.clients.count) connections")
                 refuse(client, "too many connections")
                 continue
             }
-            client.role = authorization.role(of: credentials, fd: fd)
             if client.role != .admin,
                clients.values.filter({ $0.uid == client.uid }).count >= ControlServer.maximumConnectionsPerUser {
-                Log.notice("control: \(client.who) refused: uid \(client.uid) already has \(ControlServer.maximumConnectionsPerUser) connections")
+                refusalLog.log(.notice, at: now, "control: \(client.who) refused: uid \(client.uid) already has \(ControlServer.maximumConnectionsPerUser) connections")
                 refuse(client, "too many connections from uid \(client.uid)")
                 continue
             }
@@ -192,8 +231,10 @@ public final class ControlServer: EngineObserver {
                 continue
             }
             clients[fd] = client
+            armIdleTimer(client.lastLine.adding(microseconds: idleMicroseconds))
             Log.debug("control: \(client.who) connected")
         }
+        return false
     }
 
     private func refuse(_ client: ControlConnection, _ message: String) {
@@ -213,50 +254,154 @@ public final class ControlServer: EngineObserver {
             handler?.companionDisconnected(companion)
         }
         // Unread input would make the peer's read fail with ECONNRESET before it sees our last
-        // reply: read it away first (bounded).
-        for _ in 0..<16 {
-            let n = readBuffer.withUnsafeMutableBytes { read(client.fd, $0.baseAddress, $0.count) }
-            if n <= 0 { break }
-        }
+        // reply: read away what a client that waits for it has sent (one chunk: a client that
+        // floods gets the reset). Into a buffer of its own: the server's may hold what another
+        // connection is being read from.
+        var scratch = [UInt8](repeating: 0, count: Self.readChunkBytes)
+        _ = scratch.withUnsafeMutableBytes { read(client.fd, $0.baseAddress, $0.count) }
         Glibc.close(client.fd)
+        client.input = []
         if let why { Log.warning("control: \(client.who) disconnected: \(why)") }
     }
 
+    // MARK: - Serving, after the keys
+
+    /// Work for the control socket waits until the loop's batch is done: keys that came with it
+    /// are handled and written first (the daemon writes them at the batch's end), and a turn takes
+    /// at most one chunk and `linesPerTurn` lines of each connection.
+    private func scheduleServing() {
+        guard !serveScheduled else { return }
+        serveScheduled = true
+        loop.afterBatch(serveWork)
+    }
+
+    private func markReady(_ client: ControlConnection) {
+        guard !client.queued else { return }
+        client.queued = true
+        ready.append(client)
+        scheduleServing()
+    }
+
+    /// A share of the waiting work: `acceptsPerTurn` new connections, `clientsPerTurn` connections
+    /// served (a chunk read, `linesPerTurn` lines taken); the rest in the next turn, after the keys
+    /// that came meanwhile. A key waits for one share at most, however many clients flood.
+    private func serveAfterBatch() {
+        serveScheduled = false
+        if acceptPending { acceptPending = !acceptClients(atMost: Self.acceptsPerTurn) }
+        var served = 0
+        while served < Self.clientsPerTurn, readyHead < ready.count {
+            let client = ready[readyHead]
+            readyHead += 1
+            client.queued = false
+            guard clients[client.fd] === client, !client.closing else { continue }
+            served += 1
+            if client.backlogged {
+                client.backlogged = false
+                takeLines(client)
+            } else {
+                readClient(client)
+            }
+            // Read the socket again, unless lines still wait (the client is queued again then).
+            if clients[client.fd] === client { updateInterest(client) }
+        }
+        if readyHead == ready.count { ready.removeAll(keepingCapacity: true); readyHead = 0 }
+        if acceptPending || readyHead < ready.count { scheduleServing() }
+    }
+
+    /// Reads one chunk of the client's bytes into its own buffer, then takes its share of lines.
     private func readClient(_ client: ControlConnection) {
-        guard !client.closing else { return }
-        let n = readBuffer.withUnsafeMutableBytes { read(client.fd, $0.baseAddress, ControlServer.maximumRequestBytes) }
+        let n = readBuffer.withUnsafeMutableBytes { read(client.fd, $0.baseAddress, $0.count) }
         if n == 0 { drop(client, why: nil); return }
         if n < 0 {
             if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return }
             drop(client, why: nil)
             return
         }
-        var start = 0
-        for i in 0..<n where readBuffer[i] == 0x0A {
-            let total = client.input.count + (i - start)
-            if total > client.lineLimit { tooLong(client); return }
-            if client.input.isEmpty {
-                handleLine(client, readBuffer[start..<i])
-            } else {
-                client.input.append(contentsOf: readBuffer[start..<i])
-                let line = client.input
-                client.input.removeAll(keepingCapacity: true)
-                handleLine(client, line[...])
+        client.input.append(contentsOf: readBuffer[0..<n])
+        takeLines(client)
+    }
+
+    /// Handles up to `linesPerTurn` whole lines of the client's buffer; whole lines left over
+    /// wait for the next turn, the socket unread meanwhile.
+    private func takeLines(_ client: ControlConnection) {
+        var taken = 0
+        while true {
+            guard let newline = client.input[client.inputStart...].firstIndex(of: 0x0A) else { break }
+            if newline - client.inputStart > client.lineLimit { tooLong(client); return }
+            if taken == Self.linesPerTurn {
+                client.backlogged = true
+                markReady(client)
+                return
             }
+            let line = client.input[client.inputStart..<newline]
+            client.inputStart = newline + 1
+            taken += 1
+            client.lastLine = MonotonicClock.now()
+            handleLine(client, line)
             if client.closing || clients[client.fd] !== client { return }
-            start = i + 1
         }
-        if start < n {
-            if client.input.count + (n - start) > client.lineLimit { tooLong(client); return }
-            client.input.append(contentsOf: readBuffer[start..<n])
+        if client.input.count - client.inputStart > client.lineLimit { tooLong(client); return }
+        // What is left is the start of the next line.
+        if client.inputStart > 0 {
+            client.input.removeFirst(client.inputStart)
+            client.inputStart = 0
         }
     }
 
     private func tooLong(_ client: ControlConnection) {
         rejectedRequests += 1
         client.input = []
+        client.inputStart = 0
         errorReply("request too long (over \(client.lineLimit) bytes); closing the connection")
         closeAfterReply(client)
+    }
+
+    /// Logs that a client was refused, once a second at most (`LogRateLimit`).
+    func logRefusal(_ message: @autoclosure () -> String) {
+        refusalLog.log(.notice, at: MonotonicClock.now(), message())
+    }
+
+    /// A request was refused: the reply in `reply` goes out, and past `maximumErrors` the
+    /// connection closes after it.
+    func refused(_ client: ControlConnection, _ message: String) {
+        rejectedRequests += 1
+        client.errors += 1
+        if client.errors >= Self.maximumErrors {
+            requestLog.log(.notice, at: MonotonicClock.now(), "control: \(client.who) closed after \(client.errors) refused requests")
+            errorReply(message + "; closing the connection after \(client.errors) refused requests")
+            closeAfterReply(client)
+        } else {
+            errorReply(message)
+            enqueue(client, reply.bytes, now: true)
+        }
+    }
+
+    // MARK: - Idle connections
+
+    private func armIdleTimer(_ deadline: Timestamp) {
+        guard idleDeadline.map({ deadline < $0 }) ?? true else { return }
+        idleDeadline = deadline
+        idleTimer.arm(at: deadline)
+    }
+
+    /// Closes the connections that wait for nothing and have said nothing for `idleMicroseconds`;
+    /// the timer then waits for the next one to come due.
+    private func closeIdleClients() {
+        idleTimer.acknowledge()
+        idleDeadline = nil
+        let now = MonotonicClock.now()
+        var next: Timestamp?
+        for client in Array(clients.values) where !client.waitsForEvents && !client.closing {
+            let due = client.lastLine.adding(microseconds: idleMicroseconds)
+            if due <= now {
+                requestLog.log(.notice, at: now, "control: \(client.who) closed: no request for \(idleMicroseconds / 1_000_000) s")
+                errorReply("no request for \(idleMicroseconds / 1_000_000) s; closing the connection")
+                closeAfterReply(client)
+            } else if next.map({ due < $0 }) ?? true {
+                next = due
+            }
+        }
+        if let next { armIdleTimer(next) }
     }
 
     // MARK: - Requests
@@ -271,9 +416,13 @@ public final class ControlServer: EngineObserver {
         do {
             request = try ControlRequest(line: line)
         } catch {
-            rejectedRequests += 1
-            errorReply(error.description)
-            enqueue(client, reply.bytes, now: true)
+            // Somebody who may do nothing here gets one answer, not a conversation.
+            if client.role == .other && client.companion == nil {
+                rejectedRequests += 1
+                respondAndClose(client, error: error.description)
+            } else {
+                refused(client, error.description)
+            }
             return
         }
         guard let handler else {
@@ -288,14 +437,14 @@ public final class ControlServer: EngineObserver {
         default:
             guard client.role != .other else {
                 rejectedRequests += 1
-                Log.notice("control: \(client.who) refused: not root, not in group \(group?.name ?? "-")")
+                refusalLog.log(.notice, at: MonotonicClock.now(), "control: \(client.who) refused: not root, not in group \(group?.name ?? "-")")
                 respondAndClose(client, error: authorization.deniedMessage)
                 return
             }
         }
         switch request {
         case .status:
-            let status = handler.status()
+            let status = handler.status(activity: authorization.mayReceiveContent(uid: client.uid))
             reply.beginObject()
             reply.key("ok"); reply.bool(true)
             reply.key("pid"); reply.int(Int(getpid()))
@@ -324,8 +473,8 @@ public final class ControlServer: EngineObserver {
             okReply {
                 $0.key("monitor"); $0.bool(true)
                 $0.key("content"); $0.bool(content)
-                if wantsContent && !content {
-                    $0.key("note"); $0.string("key content is shown to root only; showing gestures and callout positions")
+                if !content {
+                    $0.key("note"); $0.string("keys, gestures and callouts are shown to root only; showing the daemon's notices")
                 }
             }
             let open = monitor.add(client, content: content)
@@ -341,7 +490,7 @@ public final class ControlServer: EngineObserver {
     /// Sends the reply in `reply`, then closes the connection.
     private func closeAfterReply(_ client: ControlConnection) {
         client.closing = true
-        loop.change(client.token, to: client.waitsToWrite ? .writable : [])   // read no more
+        updateInterest(client)   // read no more
         enqueue(client, reply.bytes, now: true)
         if clients[client.fd] === client, client.pending == 0 { drop(client, why: nil) }
     }
@@ -393,15 +542,15 @@ public final class ControlServer: EngineObserver {
     /// queue would exceed the limit.
     func enqueue(_ client: ControlConnection, _ bytes: [UInt8], now: Bool) {
         guard clients[client.fd] === client else { return }
-        if client.pending + bytes.count > maximumPendingBytes {
-            drop(client, why: "too slow: \(client.pending) bytes not read" + (client.isMonitor ? " (monitor)" : ""))
-            return
-        }
         var offset = 0
         if now && client.pending == 0 {
             let n = bytes.withUnsafeBytes { send(client.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
             if n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR { drop(client, why: nil); return }
             offset = max(n, 0)
+        }
+        if client.pending + bytes.count - offset > maximumPendingBytes {
+            drop(client, why: "too slow: \(client.pending) bytes not read" + (client.isMonitor ? " (monitor)" : ""))
+            return
         }
         if offset < bytes.count {
             client.output.append(contentsOf: bytes[offset...])
@@ -441,22 +590,32 @@ public final class ControlServer: EngineObserver {
         return false
     }
 
-    /// Waits (or stops waiting) for room in the client's socket, besides its input unless it is closing.
+    /// Waits (or stops waiting) for room in the client's socket.
     private func waitToWrite(_ client: ControlConnection, _ wait: Bool) {
         guard client.waitsToWrite != wait else { return }
         client.waitsToWrite = wait
-        let reading: EventLoop.Events = client.closing ? [] : .readable
-        loop.change(client.token, to: wait ? reading.union(.writable) : reading)
+        updateInterest(client)
     }
 
-    /// The loop found the client's socket readable, writable, or broken.
+    /// What the loop watches the client's socket for: its input, unless it is closing, lines
+    /// already wait in its buffer or it waits to be served; room to write while output waits.
+    private func updateInterest(_ client: ControlConnection) {
+        var events: EventLoop.Events = client.closing || client.backlogged || client.queued ? [] : .readable
+        if client.waitsToWrite { events.formUnion(.writable) }
+        loop.change(client.token, to: events)
+    }
+
+    /// The loop found the client's socket readable, writable, or broken: output goes at once, input
+    /// is read after the batch.
     private func clientReady(_ client: ControlConnection, _ events: EventLoop.Events) {
         if events.contains(.writable) || (client.closing && !events.isDisjoint(with: [.error, .hangUp])) {
             flush(client)
         }
-        guard clients[client.fd] === client, !client.closing,
+        guard clients[client.fd] === client, !client.closing, !client.backlogged,
               !events.isDisjoint(with: [.readable, .error, .hangUp]) else { return }
-        readClient(client)
+        markReady(client)
+        // Until it is read the socket stays readable: the loop is not to report it again.
+        updateInterest(client)
     }
 
     /// Whether the socket still accepts (not shut down): monitor output is then flushed after batches.
@@ -466,7 +625,7 @@ public final class ControlServer: EngineObserver {
 
     /// `EngineObserver`: every key's entries only while a `keyhold monitor` watches (the
     /// companion in front takes the callouts, which come either way).
-    public var recordsKeys: Bool { monitor.count > 0 }
+    public var recordsKeys: Bool { monitor.contentCount > 0 }
     /// Called when `recordsKeys` changes: the daemon tells its engine (`observersChanged()`).
     public var onRecordsKeysChanged: (() -> Void)?
 

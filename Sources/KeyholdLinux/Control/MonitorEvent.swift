@@ -1,63 +1,53 @@
 import Glibc
 import KeyholdKit
 
-/// Monitor events: one JSON object per line.
+/// Monitor events: one JSON object per line, to monitors granted key content (root) and, for
+/// callouts, to the session companion in front (its own user's typing, for the picker). Other
+/// monitors see only the notices.
 ///
 ///     {"event":"gesture","t":1234.5,"gesture":"longPress","action":"character","key":"e","value":"character:e"}
-///     {"event":"callout","t":..,"action":"open","count":7,"base":"e","candidates":["è","é",...]}
+///     {"event":"callout","t":..,"action":"open","index":0,"count":7,"base":"e","candidates":["è","é",...]}
 ///     {"event":"callout","t":..,"action":"move","index":2,"shown":"é"}
 ///     {"event":"callout","t":..,"action":"close","text":"é"}
-///     {"event":"input"|"forwarded"|"output","t":..,"key":"e","state":"down"}      (content only)
+///     {"event":"input"|"forwarded"|"output","t":..,"key":"e","state":"down"}
 ///     {"event":"locale","t":..,"locale":"fr"}   {"event":"panic","t":..}
 ///     {"event":"notice","notice":"paused"|"resumed"|"reloaded"|"sleep"|"wake"|...,"detail":"..."}
-///
-/// Fields marked content ("key", "value", "base", "candidates", "shown", "text" and the key
-/// events) are only sent to clients granted content.
 enum MonitorEvent {
-    /// Writes the event line for `entry` (with the newline) and returns true, or returns false
-    /// when a client without content gets nothing for it.
-    static func encode(_ entry: TraceEntry, content: Bool, into w: inout JSONWriter) -> Bool {
+    /// Writes the event line for `entry`, with its newline.
+    static func encode(_ entry: TraceEntry, into w: inout JSONWriter) {
         w.reset()
         switch entry {
         case .input(let e):
-            guard content else { return false }
             keyEvent(&w, "input", e.code, e.state, e.time)
         case .forwarded(let key, let state, let t):
-            guard content else { return false }
             keyEvent(&w, "forwarded", key, state, t)
         case .output(let key, let state, let t):
-            guard content else { return false }
             keyEvent(&w, "output", key, state, t)
         case .gesture(let key, let gesture, let action, let t):
             begin(&w, "gesture", t)
             w.key("gesture"); w.string(gesture.rawValue)
             w.key("action"); w.string(kind(of: action))
-            if content {
-                w.key("key"); w.string(key.name)
-                w.key("value"); w.string(action.configString)
-            }
+            w.key("key"); w.string(key.name)
+            w.key("value"); w.string(action.configString)
         case .callout(let event, let t):
             begin(&w, "callout", t)
             switch event {
             case .opened(let base, let candidates):
                 w.key("action"); w.rawString("open")
                 w.key("index"); w.int(0)
-                if content {
-                    // The count is content too: it differs per letter, so it tells which was held.
-                    w.key("count"); w.int(candidates.count)
-                    w.key("base"); w.string(base)
-                    w.key("candidates")
-                    w.beginArray()
-                    for c in candidates { w.string(c) }
-                    w.endArray()
-                }
+                w.key("count"); w.int(candidates.count)
+                w.key("base"); w.string(base)
+                w.key("candidates")
+                w.beginArray()
+                for c in candidates { w.string(c) }
+                w.endArray()
             case .moved(let index, let shown):
                 w.key("action"); w.rawString("move")
                 w.key("index"); w.int(index)
-                if content { w.key("shown"); w.string(shown) }
+                w.key("shown"); w.string(shown)
             case .closed(let text):
                 w.key("action"); w.rawString("close")
-                if content { w.key("text"); w.string(text) }
+                w.key("text"); w.string(text)
             }
         case .locale(let id, let t):
             begin(&w, "locale", t)
@@ -67,7 +57,6 @@ enum MonitorEvent {
         }
         w.endObject()
         w.newline()
-        return true
     }
 
     static func notice(_ name: String, detail: String?, into w: inout JSONWriter) {

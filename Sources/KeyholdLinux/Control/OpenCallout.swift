@@ -20,12 +20,12 @@ struct OpenCallout {
     }
 
     /// The events that opened it and moved it to where it is, as monitor lines.
-    func lines(content: Bool) -> [UInt8] {
+    func lines() -> [UInt8] {
         var w = JSONWriter()
-        _ = MonitorEvent.encode(.callout(.opened(base: base, candidates: candidates), time), content: content, into: &w)
+        MonitorEvent.encode(.callout(.opened(base: base, candidates: candidates), time), into: &w)
         guard index != 0 else { return w.bytes }
         let opened = w.bytes
-        _ = MonitorEvent.encode(.callout(.moved(index: index, shown: shown), time), content: content, into: &w)
+        MonitorEvent.encode(.callout(.moved(index: index, shown: shown), time), into: &w)
         return opened + w.bytes
     }
 }

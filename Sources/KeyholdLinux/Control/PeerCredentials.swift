@@ -1,4 +1,5 @@
 import CLinuxShim
+import CSystemd
 import Glibc
 
 /// SO_PEERCRED and SO_PEERGROUPS of a connected unix socket (through CLinuxShim: Glibc's own
@@ -24,5 +25,15 @@ struct PeerCredentials {
             capacity = max(capacity * 4, count)
         }
         return []
+    }
+
+    /// The logind session process `pid` belongs to (sd_pid_get_session); nil outside one or
+    /// without logind.
+    static func session(of pid: Int32) -> String? {
+        guard pid > 0 else { return nil }
+        var session: UnsafeMutablePointer<CChar>?
+        guard sd_pid_get_session(pid, &session) >= 0, let session else { return nil }
+        defer { free(session) }
+        return String(cString: session)
     }
 }

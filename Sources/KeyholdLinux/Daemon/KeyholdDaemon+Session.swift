@@ -41,8 +41,7 @@ extension KeyholdDaemon {
         for code in 248..<KeyCode.count { outputQueue.uncountedKeys.set(KeyCode(UInt16(code)), down: true) }
         outputQueue.onCompanionTimeout = { [unowned self] companion in
             guard let companion = companion as? SessionCompanion else { return }
-            let ms = self.outputQueue.acknowledgementTimeoutMicroseconds / 1000
-            self.dropCompanion(companion, why: "did not answer within \(ms) ms; typing with ctrl-shift-u")
+            self.companionMissed(companion)
         }
         applyOutputTarget()
         StartupTimeline.mark("output target")
@@ -74,7 +73,7 @@ extension KeyholdDaemon {
         let settings = applicationSettings
         engine.focusChanged(to: settings)
         if settings.rule != before.rule || settings.forwardsEverything != before.forwardsEverything || settings.callouts != before.callouts {
-            control?.monitor.publishNotice("application", detail: settings.reason)
+            control?.monitor.publishNotice("application", detail: settings.reason, activity: true)
         }
         applyOutputTarget()
     }
@@ -85,16 +84,31 @@ extension KeyholdDaemon {
     var activeLayoutName: String { desktopLayout?.name ?? "\(layoutNames)" }
     var desktopLayout: (layout: KeyboardLayout, name: String)? {
         let target = self.target
-        guard target.kind == .graphical, let uid = target.uid else { return nil }
-        return desktopLayouts[uid]
+        guard target.kind == .graphical, let key = Self.sessionKey(session: target.session, uid: target.uid) else { return nil }
+        return desktopLayouts[key]
     }
 
+    /// What the daemon keeps per session: the logind session, or without logind the user.
+    static func sessionKey(session: String?, uid: UInt32?) -> String? {
+        if let session { return "session \(session)" }
+        return uid.map { "uid \($0)" }
+    }
+    static func sessionKey(of companion: SessionCompanion) -> String { sessionKey(session: companion.session, uid: companion.uid)! }
+
     /// The active session or its companion changed: type the way the new one understands, with
-    /// its layout, and hand text only to its companion.
+    /// its layout, and hand text only to its companion (the newest of that session, unless the
+    /// session's companions keep missing their deadlines: `companionMissed`).
     func applyOutputTarget() {
         let target = self.target
-        let active = target.kind == .graphical ? companions.last(where: { $0.uid == target.uid }) : nil
+        let now = MonotonicClock.now()
+        let active = companions.last { $0.serves(target) && companionMisses.benchedUntil(Self.sessionKey(of: $0), at: now) == nil }
         if active !== activeCompanion {
+            // A callout open in the session that goes closes there, keeping what it shows: it is
+            // never handed to the next one (a switch not made from the keyboard, which would have
+            // closed it).
+            if engine.services.calloutContext.isOpen, activeCompanion != nil || active != nil {
+                engine.dismissCallout()
+            }
             activeCompanion = active
             // What the last session said has the focus says nothing of this one.
             if focus != .unknown {
@@ -121,20 +135,50 @@ extension KeyholdDaemon {
         Log.warning("\(companion): \(why)")
         companion.disconnect(why)
     }
+
+    /// The companion did not answer in time: it is dropped (the character is typed with the
+    /// fallback), and a second miss in a row benches its session's companions (`CompanionMisses`).
+    func companionMissed(_ companion: SessionCompanion) {
+        let key = Self.sessionKey(of: companion)
+        let ms = outputQueue.acknowledgementTimeoutMicroseconds / 1000
+        var why = "did not answer within \(ms) ms; typing with ctrl-shift-u"
+        if let until = companionMisses.missed(key, at: MonotonicClock.now()) {
+            why += "; \(key) types without a companion for \((until.microseconds - MonotonicClock.now().microseconds + 500_000) / 1_000_000) s"
+                + " (\(companionMisses.count(key)) missed in a row)"
+            armBenchTimer(at: until)
+        }
+        dropCompanion(companion, why: why)
+    }
+
+    private func armBenchTimer(at deadline: Timestamp) {
+        if benchTimer == nil, let timer = try? DeadlineTimer(),
+           (try? loop.watch(timer.fd, handler: { [unowned self] in self.benchEnded() })) != nil {
+            benchTimer = timer
+        }
+        benchTimer?.arm(at: deadline)
+    }
+
+    /// A session's time without a companion is over: its companion, if connected, types again.
+    private func benchEnded() {
+        benchTimer?.acknowledge()
+        if let next = companionMisses.expire(at: MonotonicClock.now()) { benchTimer?.arm(at: next) }
+        applyOutputTarget()
+    }
 }
 
 // MARK: - Control socket and suspend
 
 extension KeyholdDaemon: ControlHandler {
-    public func status() -> ControlStatus {
-        ControlStatus(
+    public func status(activity: Bool) -> ControlStatus {
+        let application = activity
+            ? [("application", (focus.name ?? "unknown") + " (\(focus.textField.rawValue) text field): " + applicationSettings.reason)] : []
+        return ControlStatus(
             paused: paused, configuration: configurationSource, layout: activeLayoutName,
             unicodeMethod: "\(unicodeMethod.method.rawValue) (\(unicodeMethod.reason))",
             locale: engine?.services.keyboardContext.locale ?? "", virtualKeyboard: virtualKeyboard.devnode,
             keyboards: devices.summaries.map { .init(path: $0.path, name: $0.name, id: $0.id, grabbed: $0.grabbed) },
-            extra: [("application", (focus.name ?? "unknown") + " (\(focus.textField.rawValue) text field): " + applicationSettings.reason),
-                    ("session companion", activeCompanion.map { "\($0)" + ($0.note.map { ": \($0)" } ?? "") }
-                        ?? (companions.isEmpty ? "none" : "\(companions.count) connected, none for \(target)")),
+            extra: application
+                 + [("session companion", activeCompanion.map { "\($0)" + ($0.note.map { ": \($0)" } ?? "") } ?? companionAbsence),
                     ("companion round trip", outputQueue.companionRoundTrip.map {
                         "p50 \(KeyholdDaemon.milliseconds($0.p50)), p99 \(KeyholdDaemon.milliseconds($0.p99)) (\($0.count) characters)"
                     } ?? "none yet"),
@@ -151,41 +195,53 @@ extension KeyholdDaemon: ControlHandler {
 
     public func reload() -> ControlReloadResult { reloadConfiguration() }
 
-    public func companionRefusal(uid: UInt32) -> String? {
+    /// Why no companion types for the session in front.
+    private var companionAbsence: String {
+        let target = self.target
+        if let key = Self.sessionKey(session: target.session, uid: target.uid),
+           let until = companionMisses.benchedUntil(key, at: MonotonicClock.now()) {
+            return "none for \(target): its companions missed their deadlines; typing without one for \((until.microseconds - MonotonicClock.now().microseconds) / 1_000_000) s more"
+        }
+        return companions.isEmpty ? "none" : "\(companions.count) connected, none for \(target)"
+    }
+
+    public func companionRefusal(uid: UInt32, session: String?) -> String? {
         let target = self.target
         guard let owner = target.uid else { return "cannot tell whose session is active on the seat (\(target))" }
         guard owner == uid else { return "uid \(uid) does not own the seat's active session (\(target))" }
         guard target.kind == .graphical else { return "the seat's active session is not graphical (\(target))" }
+        if let active = target.session {
+            guard let session else { return "cannot tell which session uid \(uid)'s companion serves" }
+            guard session == active else { return "session \(session) of uid \(uid) is not the seat's active session (\(target))" }
+        }
         return nil
     }
 
     public func companionConnected(_ companion: SessionCompanion) {
         companions.append(companion)
-        Log.info("\(companion) connected")
+        Log.info("\(companion) connected" + (companion.session.map { " for session \($0)" } ?? ""))
         applyOutputTarget()
     }
 
     public func companionDisconnected(_ companion: SessionCompanion) {
         companions.removeAll { $0 === companion }
+        control?.companions.forget(companion)
         outputQueue.companionGone(companion)
         Log.info("\(companion) disconnected")
         applyOutputTarget()
     }
 
-    public func companion(_ companion: SessionCompanion, reportedKeymap keymap: String, temporaryKeycodes: [Int]) throws(ControlProtocolError) -> String {
-        let layout: XKBLayout
-        let skipped = Set(temporaryKeycodes.map { KeyCode(UInt16($0 - 8)) })
-        do { layout = try XKBLayout(keymapText: keymap, source: "keyhold-session pid \(companion.pid)", excluding: skipped) } catch {
-            throw .malformed(error.description)
-        }
-        desktopLayouts[companion.uid] = (layout, "\(layout.names)")
+    public func companionIsInFront(_ companion: SessionCompanion) -> Bool { companion.serves(target) }
+
+    public func companion(_ companion: SessionCompanion, compiledKeymap layout: XKBLayout) {
+        desktopLayouts[Self.sessionKey(of: companion)] = (layout, "\(layout.names)")
         Log.info("\(companion): the desktop's keymap is \(layout.name)")
         applyOutputTarget()
-        return layout.name
     }
 
     public func companion(_ companion: SessionCompanion, typed id: UInt64, delivered: Bool) {
         guard outputQueue.companion === companion else { return }
+        companionMisses.answered(Self.sessionKey(of: companion))
         if delivered { outputQueue.acknowledge(id) } else { outputQueue.companionWrote(id) }
     }
 

@@ -75,9 +75,14 @@ public final class KeyholdDaemon {
     var companions: [SessionCompanion] = []
     /// The companion of the session in front of the user, if it is connected.
     var activeCompanion: SessionCompanion?
-    /// The desktop layout each user's companion last reported: still the best knowledge of
-    /// that desktop's keymap when the companion has gone (killed, restarting).
-    var desktopLayouts: [UInt32: (layout: KeyboardLayout, name: String)] = [:]
+    /// The desktop layout each session's companion last reported (by `sessionKey`): still the
+    /// best knowledge of that desktop's keymap when the companion has gone (killed, restarting).
+    var desktopLayouts: [String: (layout: KeyboardLayout, name: String)] = [:]
+    /// Sessions whose companions miss their deadlines, and until when text for them is typed
+    /// without a companion.
+    var companionMisses = CompanionMisses()
+    /// Ends a session's time without a companion.
+    var benchTimer: DeadlineTimer?
     var paused = false
     /// What has the keyboard focus in the active session, as its companion says (unknown
     /// without one): the `[apps."GLOB"]` rule and text-field rules follow it.
@@ -253,8 +258,19 @@ public final class KeyholdDaemon {
     func buildEngine() {
         engine?.playDeferredFeedback()   // into the daemon's queue, still played after the keys
         let state = EngineFactory.State(unicodeMethod: unicodeMethod.method, leds: virtualKeyboard.leds,
-                                        paused: paused, application: applicationSettings, control: control, onPanic: { [unowned self] in self.stop(.panic) })
+                                        paused: paused, application: applicationSettings, control: control, onPanic: { [unowned self] in panicked() })
         (controller, engine) = factory.make(configuration, output: outputQueue, layout: activeLayout, state: state)
+    }
+
+    /// The engine saw Backspace, Escape and Enter held: the daemon ends if one keyboard holds
+    /// them that has been there for a moment (`DeviceManager.panicChordIsHeldOnOneKeyboard`).
+    private func panicked() {
+        guard devices.panicChordIsHeldOnOneKeyboard() else {
+            Log.notice("panic escape ignored: Backspace, Escape and Enter are not held on one keyboard grabbed for "
+                       + "\(DeviceManager.panicMinimumGrabbedMilliseconds / 1000) s or more")
+            return
+        }
+        stop(.panic)
     }
 
     /// Ends the loop after the current batch.

@@ -180,6 +180,11 @@ public final class DeviceManager {
 
     public func hotplugged(_ change: HotplugChange) {
         switch change {
+        case .added(let node) where devices[node] != nil:
+            // A change to a node it has (udev: "change"): still seat0's? `loginctl attach` moves it.
+            if let seat = source.seat(node), seat != DevicePolicy.seat {
+                close(node, why: "moved to \(seat): Keyhold serves \(DevicePolicy.seat)'s keyboards only")
+            }
         case .added(let node): open(node, retry: true)
         case .removed(let node):
             pendingOpens[node] = nil
@@ -214,7 +219,9 @@ public final class DeviceManager {
             return
         }
         pendingOpens[path] = nil
-        let decision = DevicePolicy.decide(device.identity, settings: settings)
+        var identity = device.identity
+        identity.seat = source.seat(path) ?? DevicePolicy.seat
+        let decision = DevicePolicy.decide(identity, settings: settings)
         guard decision.grab else {
             Log.debug("not grabbing \(path) \"\(device.name)\": \(decision.reason)")
             return
@@ -347,6 +354,21 @@ public final class DeviceManager {
             if managed.keysDown.isDown(key) { delegate?.deviceManager(self, key: KeyEvent(key, .autoRepeat, at: time)) }
         default:
             break
+        }
+    }
+
+    /// A keyboard grabbed this long may end the daemon with the panic escape: not one plugged in
+    /// a moment ago, which could be anything that says it is a keyboard (docs/SECURITY.md).
+    public static let panicMinimumGrabbedMilliseconds = 3_000
+
+    /// Whether one keyboard, grabbed for `panicMinimumGrabbedMilliseconds` at least, holds
+    /// Backspace, Escape and Enter now: the panic escape counts only so (three keys held on
+    /// different devices are not a person at one keyboard).
+    public func panicChordIsHeldOnOneKeyboard() -> Bool {
+        let since = clock.now().adding(microseconds: -Self.panicMinimumGrabbedMilliseconds * 1000)
+        return devices.values.contains { managed in
+            guard let grabbedAt = managed.grabbedAt, grabbedAt <= since else { return false }
+            return managed.keysDown.isDown(.backspace) && managed.keysDown.isDown(.esc) && managed.keysDown.isDown(.enter)
         }
     }
 

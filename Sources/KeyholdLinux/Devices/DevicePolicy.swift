@@ -12,11 +12,13 @@ public struct DeviceIdentity: Hashable, Sendable {
     public var hasLettersAndSpace: Bool
     /// Has EV_REL or EV_ABS (a keyboard with a built-in touchpad or trackpoint).
     public var hasPointerAxes: Bool
+    /// The seat udev assigns it (ID_SEAT; seat0 without one).
+    public var seat: String
 
     public init(path: String, name: String, vendor: UInt16, product: UInt16, bustype: UInt16, phys: String,
-                hasLettersAndSpace: Bool, hasPointerAxes: Bool) {
+                hasLettersAndSpace: Bool, hasPointerAxes: Bool, seat: String = DevicePolicy.seat) {
         self.path = path; self.name = name; self.vendor = vendor; self.product = product; self.bustype = bustype
-        self.phys = phys; self.hasLettersAndSpace = hasLettersAndSpace; self.hasPointerAxes = hasPointerAxes
+        self.phys = phys; self.hasLettersAndSpace = hasLettersAndSpace; self.hasPointerAxes = hasPointerAxes; self.seat = seat
     }
 
     /// Keyhold's own uinput keyboard (this or another instance): name and bus:vendor:product must
@@ -46,9 +48,16 @@ public struct DeviceDecision: Hashable, Sendable {
 }
 
 public enum DevicePolicy {
+    /// The seat whose keyboards Keyhold takes: it types into the session in front of seat0 only
+    /// (docs/SECURITY.md); a keyboard of another seat belongs to that seat's session.
+    public static let seat = "seat0"
+
     public static func decide(_ device: DeviceIdentity, settings: KeyholdConfiguration.DeviceSettings) -> DeviceDecision {
         if device.isKeyholdVirtualKeyboard {
             return DeviceDecision(grab: false, reason: "Keyhold's own virtual keyboard")
+        }
+        if device.seat != seat {
+            return DeviceDecision(grab: false, reason: "on \(device.seat): Keyhold serves \(seat)'s keyboards only")
         }
         let accepted = settings.accepts(name: device.name, vendor: device.vendor, product: device.product,
                                         phys: device.phys, isKeyboard: device.looksLikeKeyboard)

@@ -8,6 +8,8 @@ public protocol DeviceSource {
     func open(_ path: String) throws(DeviceOpenError) -> any KeyboardDevice
     /// true: udev marks the node a keyboard; false: udev knows it and it is not one; nil: no record.
     func isKeyboard(_ path: String) -> Bool?
+    /// The seat udev assigns the node (ID_SEAT); nil: none given (seat0) or no record.
+    func seat(_ path: String) -> String?
 }
 
 /// /dev/input through libevdev and libudev.
@@ -19,6 +21,7 @@ public struct SystemDeviceSource: DeviceSource {
     }
     public func open(_ path: String) throws(DeviceOpenError) -> any KeyboardDevice { try InputDevice(path: path) }
     public func isKeyboard(_ path: String) -> Bool? { UdevInputClass.isKeyboard(path) }
+    public func seat(_ path: String) -> String? { UdevInputClass.seat(path) }
 }
 
 /// Why an event node could not be opened: open(2) failed, or libevdev could not read it.

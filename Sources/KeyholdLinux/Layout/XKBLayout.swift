@@ -84,7 +84,9 @@ public final class XKBLayout: KeyboardLayout {
         guard let keymap = xkb_keymap_new_from_string(context, keymapText, XKB_KEYMAP_FORMAT_TEXT_V1, XKB_KEYMAP_COMPILE_NO_FLAGS)
         else { throw .keymapText(source) }
         defer { xkb_keymap_unref(keymap) }
-        let group = xkb_keymap_layout_get_name(keymap, 0).map { String(cString: $0) } ?? "unnamed"
+        // The group's name is the client's text: what `keyhold status` prints of it is printable,
+        // and short.
+        let group = xkb_keymap_layout_get_name(keymap, 0).map { String(String(cString: $0).terminalSafe.prefix(100)) } ?? "unnamed"
         self.init(keymap: keymap, names: XKBNames(layout: group, source: source), excluding: excluded)
     }
 

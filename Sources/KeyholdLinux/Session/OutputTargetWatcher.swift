@@ -153,10 +153,7 @@ public final class OutputTargetWatcher {
 
     /// The active VT and its mode, without logind.
     static func activeVTTarget() -> OutputTarget {
-        guard let text = readTextFile(activeVTPath), text.hasPrefix("tty"),
-              let vt = Int(text.dropFirst(3).prefix(while: { $0.isNumber })) else {
-            return OutputTarget(kind: .unknown, source: "no readable active VT")
-        }
+        guard let vt = activeVT() else { return OutputTarget(kind: .unknown, source: "no readable active VT") }
         var owner: UInt32?
         var st = stat()
         if stat("/dev/tty\(vt)", &st) == 0 { owner = st.st_uid }
@@ -167,15 +164,25 @@ public final class OutputTargetWatcher {
                             source: "active VT")
     }
 
-    /// KD_TEXT or KD_GRAPHICS, from the VT itself; nil when it cannot be opened. Opened for
-    /// writing, which KDGETMODE needs no more than reading: the service's user has a write-only
-    /// ACL on the VTs (75-keyhold.rules), as group tty has, and never reads what is on them.
+    /// KD_TEXT or KD_GRAPHICS of VT `vt`, when it is the active one (the only one whose mode
+    /// decides anything), through /dev/tty0, which is the active VT; nil when it is another or
+    /// tty0 cannot be opened. Opened for writing, which KDGETMODE needs no more than reading: the
+    /// service's user has a write-only ACL on tty0 alone (75-keyhold.rules), as group tty has, and
+    /// never reads what is on it.
     static func vtMode(_ vt: Int) -> OutputTarget.Kind? {
-        let fd = open("/dev/tty\(vt)", O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
+        guard activeVT() == vt else { return nil }
+        let fd = open("/dev/tty0", O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { Glibc.close(fd) }
         let mode = keyhold_vt_mode(fd)
-        guard mode >= 0 else { return nil }
+        // The VT switched between the two reads: say nothing of the one asked about.
+        guard mode >= 0, activeVT() == vt else { return nil }
         return mode == keyhold_kd_graphics ? .graphical : .textConsole
+    }
+
+    /// The active VT's number, from sysfs.
+    static func activeVT() -> Int? {
+        guard let text = readTextFile(activeVTPath), text.hasPrefix("tty") else { return nil }
+        return Int(text.dropFirst(3).prefix(while: { $0.isNumber }))
     }
 }

@@ -6,6 +6,9 @@ import KeyholdKit
 public final class SessionCompanion: OutputCompanion, CustomStringConvertible {
     public let uid: UInt32
     public let pid: Int32
+    /// The logind session it serves (`CompanionChannel`: its own, or the one its user's service
+    /// named); nil without logind.
+    public let session: String?
     /// How it types: `x11` (XTest), `wayland` (a virtual keyboard), `ibus` (IBus's focused input
     /// context), `kwin` (KWin's input method).
     public let backend: String
@@ -18,8 +21,16 @@ public final class SessionCompanion: OutputCompanion, CustomStringConvertible {
     public let note: String?
     weak var channel: CompanionChannel?
 
-    init(uid: UInt32, pid: Int32, backend: String, note: String? = nil, channel: CompanionChannel) {
-        self.uid = uid; self.pid = pid; self.backend = backend; self.note = note; self.channel = channel
+    init(uid: UInt32, pid: Int32, session: String?, backend: String, note: String? = nil, channel: CompanionChannel?) {
+        self.uid = uid; self.pid = pid; self.session = session; self.backend = backend; self.note = note; self.channel = channel
+    }
+
+    /// Whether it serves the session `target` says the keystrokes go to: the same logind session;
+    /// without logind, the same user's (the active VT's owner).
+    public func serves(_ target: OutputTarget) -> Bool {
+        guard target.kind == .graphical else { return false }
+        if let session = target.session { return session == self.session }
+        return target.uid == uid
     }
 
     /// The output queue's `writtenCount` at the last hand-off (or when the session came in
