@@ -27,6 +27,9 @@
 #             with file:line and keeps the running one; a valid one is applied; reloads changing
 #             [feedback] lose no tap (latency printed), keep a held Shift, reopen the sound card
 #   hotplug   a keyboard plugged in after start is grabbed through udev (libudev monitor)
+#   logind    started after the daemon (as on a boot, where they start side by side): followed
+#   seat      a keyboard attached to seat1 (loginctl attach) is let go, its ACL removed, its keys
+#             and its panic chord not Keyhold's; flushed back to seat0, grabbed again
 #   sleep     PrepareForSleep(true) from logind (a fake logind owning org.freedesktop.login1: the
 #             real one cannot be asked to emit it without suspending) while a key is held: the
 #             output key is released before the sleep delay lock is given back; the same signal
@@ -88,6 +91,30 @@ fake_logind_start() {
 fl() { printf '%s\n' "$@" >&"$FL_FD"; }
 fl_count() { grep -c -- "$1" "$FL_OUT" 2>/dev/null || true; }
 
+# seat_check KH_DEV: a keyboard attached to a second seat (`loginctl attach`, as an administrator
+# makes one) is let go and left to that seat: no ACL for the daemon's user, its keys not typed by
+# Keyhold, its panic chord not the daemon's; flushed back to seat0, it is grabbed again.
+seat_check() {
+  local kh_dev=$1 dev syspath
+  if ! src_start seat "Keyhold Service Seat Keyboard"; then fail "seat: a keyboard for the second seat created"; return; fi
+  dev=${SRC_DEV[seat]}
+  check "seat: on seat0 it is grabbed" wait_flowing seat "$kh_dev" 20
+  syspath=$(udevadm info -q path -n "$dev" | sed 's|/event[0-9]*$||')
+  check "seat: loginctl attach seat1 (its input device)" loginctl attach seat1 "/sys$syspath"
+  check "seat: udev says seat1" wait_until 10 eval "udevadm info -q property -n '$dev' | grep -qx ID_SEAT=seat1"
+  check "seat: the daemon lets it go" "$PROBE" grabbed "$dev" -r -t 10
+  check "seat: the daemon's user has no ACL on it" eval "! getfacl -p '$dev' 2> /dev/null | grep -q keyhold"
+  check "seat: keyhold devices says why" eval "kh devices | grep -A3 'Seat Keyboard' | grep -q 'on seat1: Keyhold serves seat0'"
+  record_start seat "$kh_dev" -t 3
+  src_send seat "d $K_E" "u $K_E" "d 14" "d 1" "d $K_ENTER" "t 200" "u $K_ENTER" "u 1" "u 14"
+  record_wait seat 10
+  check "seat: its keys are not Keyhold's (nothing on the virtual keyboard)" test -z "$(record_keys seat)"
+  check "seat: its Backspace+Escape+Enter do not stop the daemon" systemctl is-active --quiet keyhold.service
+  check "seat: back on seat0 (loginctl flush-devices), grabbed again" \
+    eval "loginctl flush-devices && wait_flowing seat '$kh_dev' 20"
+  src_stop seat
+}
+
 guest() {
   # shellcheck source=SCRIPTDIR/lib.sh
   . "$HERE/lib.sh"
@@ -113,7 +140,10 @@ guest() {
   printf '[Service]\nExecStart=/bin/true\n' > /usr/local/lib/systemd/user/keyhold.service
   setfacl -m g:keyhold:rw "${SRC_DEV[kb]}"
 
-  # ---- install on the prebuilt binary
+  # ---- install on the prebuilt binary, logind not started yet (it is on demand here; on a boot
+  # the two start side by side): the daemon must follow it once it starts
+  systemctl stop systemd-logind.service 2> /dev/null
+  rm -rf /run/systemd/seats
   log "make install-files BINARY=$KEYHOLD"
   if make -C "$REPO" --no-print-directory install-files BINARY="$KEYHOLD" > "$E2E_OUT/install.log" 2>&1; then
     pass "make install-files (files, sysusers, udev reload + trigger, daemon-reload, enable --now)"
@@ -292,6 +322,12 @@ guest() {
   else
     fail "hotplug: second source keyboard created"
   fi
+
+  # ---- logind, started after the daemon: followed from then on; and a second seat
+  check "logind started" eval 'systemctl start systemd-logind.service && wait_until 20 test -d /run/systemd/seats'
+  check "the daemon follows logind now (it started without it)" \
+    wait_until 10 journal_has "logind started: following seat0's active session"
+  seat_check "$kh_dev"
 
   # ---- suspend: PrepareForSleep while a key is held
   systemctl stop systemd-logind.service 2>/dev/null
