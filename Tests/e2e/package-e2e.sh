@@ -256,7 +256,7 @@ boot_guest() {
   check "the keyboard plugged in after the boot is grabbed" wait_flowing kb "$KH_DEV" 30
   kuid=$(id -u kuser)
   systemd-run --unit=kuser-sway -p PAMName=login -p User=kuser -p TTYPath=/dev/tty3 -p StandardInput=tty \
-    -E XDG_SESSION_TYPE=wayland -E XDG_SESSION_CLASS=user -E LIBSEAT_BACKEND=logind \
+    -E XDG_SESSION_TYPE=wayland -E XDG_SESSION_CLASS=user -E LIBSEAT_BACKEND=logind -E KEYHOLD_DEBUG=1 \
     -E WLR_BACKENDS=headless,libinput -E WLR_RENDERER=pixman -E WLR_HEADLESS_OUTPUTS=1 -E WLR_LIBINPUT_NO_DEVICES=1 \
     sh -c "exec sway > /tmp/sway.log 2>&1" > /dev/null 2>&1
   check "logind: kuser's graphical login on VT 3" wait_until 30 eval "loginctl list-sessions --no-legend | grep -q 'kuser.*tty3'"
