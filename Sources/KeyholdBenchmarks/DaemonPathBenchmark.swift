@@ -96,12 +96,21 @@ func runDaemonPathBenchmark() {
     controller.services.hapticEngine = deferred
     let engine = controller.start()
     engine.defersFeedback = true
-    // The daemon's control socket observes every engine it builds (`keyhold monitor`, the picker).
+    // The daemon's monitors and companion hub observe every engine it builds (`keyhold monitor`,
+    // the picker).
     let loop = try? EventLoop()
     let socketPath = "/tmp/keyhold-bench-\(getpid()).sock"
     let control = loop.flatMap { try? ControlServer(path: socketPath, group: nil, loop: $0, handler: nil) }
     defer { control?.shutdown(); unlink(socketPath) }
-    if let control { engine.addObserver(control) } else { print("daemon path: no control socket; measured without its observer") }
+    let hub = loop.map { CompanionHub(output: output, loop: $0, configuration: configuration) }   // (observers are weak)
+    defer { withExtendedLifetime(hub) {} }
+    if let control, let hub {
+        hub.serve(control)
+        engine.addObserver(control.monitor)
+        engine.addObserver(hub)
+    } else {
+        print("daemon path: no control socket; measured without its observers")
+    }
 
     final class Forward: DeviceManagerDelegate {
         let engine: KeyholdEngine

@@ -1,11 +1,12 @@
 import Glibc
+import KeyholdKit
 import KeyholdLinux
 
 /// Where the picker shows while a callout is open: the companion's own overlay, or the desktop's
 /// input method (IBus's lookup table, which GNOME Shell draws at the caret; KWin's input panel).
 protocol CandidatePicker: AnyObject {
-    /// A callout event from the daemon (`{"event":"callout","action":"open"|"move"|"close",...}`).
-    func handle(_ message: JSONValue)
+    /// The callout in front changed (`CompanionEvent.callout`).
+    func handle(_ event: CalloutEvent)
     func hide()
     /// The candidate clicked since the last call (0: the base character).
     func takePick() -> Int?
@@ -20,18 +21,16 @@ class CandidateListPicker: CandidatePicker {
     private var base = ""
     private var candidates: [String] = []
 
-    func handle(_ message: JSONValue) {
-        switch message["action"]?.stringValue {
-        case "open":
-            base = message["base"]?.stringValue ?? ""
-            candidates = (message["candidates"]?.arrayValue ?? []).map { $0.stringValue ?? "" }
-            show(selected: message["index"]?.intValue ?? 0)
-        case "move":
-            show(selected: message["index"]?.intValue ?? 0)
-        case "close":
+    func handle(_ event: CalloutEvent) {
+        switch event {
+        case .opened(let base, let candidates):
+            self.base = base
+            self.candidates = candidates
+            show(selected: 0)
+        case .moved(let index, _):
+            show(selected: index)
+        case .closed:
             hide()
-        default:
-            break
         }
     }
 

@@ -117,12 +117,13 @@ final class Companion {
         // Counting starts before the request: the daemon counts from when it takes it.
         followsVirtualKeyboard = typist.follow(device: VirtualKeyboard.deviceName)
         let reply: JSONValue
-        let session = SessionIdentity.find(displayFD: typist.fd)
-        do { reply = try client.request(.companion(backend: typist.backend, note: limitation, session: session), timeout: 5_000) } catch {
+        let hello = CompanionHello(backend: typist.backend, capabilities: typist.capabilities,
+                                   session: SessionIdentity.find(displayFD: typist.fd), note: limitation)
+        do { reply = try client.request(.companion(.hello(hello)), timeout: 5_000) } catch {
             scheduleRetry("the daemon did not take the companion: \(error)")
             return
         }
-        guard reply["ok"]?.boolValue == true else {
+        guard (try? CompanionEvent(json: reply)) == .accepted else {
             let why = reply["error"]?.stringValue ?? "\(reply)"
             Log.notice("the daemon refused: \(why); trying again when the active session changes")
             watchLogins()
@@ -170,60 +171,68 @@ final class Companion {
     }
 
     private func handle(_ line: [UInt8]) throws(DisplayLost) {
-        guard let message = try? JSONValue.parse(line) else { Log.warning("malformed line from the daemon"); return }
-        if message["event"]?.stringValue == "type", let id = message["id"]?.intValue, let text = message["text"]?.stringValue {
-            Log.debug("type request \(id)")   // never what it is
-            if followsVirtualKeyboard, let after = message["after"]?.intValue, after > 0 {
-                let waited = try typist.waitForTransitions(UInt64(after), writtenAt: message["written_at"]?.intValue.map(Int64.init),
-                                                          timeoutMilliseconds: Companion.orderTimeoutMilliseconds) {
-                    do { try connection?.send(.waiting(id: UInt64(id))) } catch { Log.debug("cannot say the character still waits: \(error)") }
-                }
-                if waited.keymapChanged { keymapMayHaveChanged = true }
-                if !waited.reached {
-                    Log.warning("the display server had not delivered the keys before a character in time (\(Companion.orderTimeoutMilliseconds) ms, more while it was busy);"
-                                + " typing it anyway")
-                }
+        let event: CompanionEvent
+        do { event = try CompanionEvent(line: line) } catch { Log.warning("a line from the daemon it cannot read: \(error)"); return }
+        switch event {
+        case .type(let id, let after, let writtenAt, let text):
+            try type(text, id: id, after: after, writtenAt: writtenAt)
+        case .sound(let feedback, let volume, let at):
+            sound.play(feedback, volume: volume, at: at)
+        case .callout(let callout, _):
+            switch callout {
+            case .opened: calloutOpen = true
+            case .closed: calloutOpen = false
+            case .moved: break
             }
-            // The daemon gives up on a companion that answers late and types the character
-            // itself: once it has closed the connection, typing it too would type it twice.
-            if let connection, connection.peerClosed {
-                disconnected("closed by the daemon")
-                return
-            }
-            // Written to the display server, then said so at once: killed now, the daemon knows
-            // the character is on its way and does not type it again. Then, once the server has
-            // handled it, the acknowledgement that lets the keys after it go.
-            // Not typed (IBus: no application's text input has the focus): the daemon types it
-            // with its own method, in order.
-            guard try typist.type(text) else {
-                do { try connection?.send(.untyped(id: UInt64(id))) } catch { disconnected("\(error)") }
-                return
-            }
-            do { try connection?.send(.typed(id: UInt64(id), delivered: false)) } catch { disconnected("\(error)"); return }
-            try typist.sync()
-            // The daemon writes nothing until it has the answer: the next count starts here.
-            if try typist.resetCount() { keymapMayHaveChanged = true }
-            do { try connection?.send(.typed(id: UInt64(id), delivered: true)) } catch { disconnected("\(error)") }
-        } else if message["event"]?.stringValue == "sound" {
-            sound.play(message)
-        } else if message["event"]?.stringValue == "callout" {
-            switch message["action"]?.stringValue {
-            case "open": calloutOpen = true
-            case "close": calloutOpen = false
-            default: break
-            }
-            picker?.handle(message)
-        } else if message["event"]?.stringValue == "active" {
+            picker?.handle(callout)
+        case .active:
             // In front again: count the virtual keyboard's transitions from here, as the daemon does;
             // and say the keymap again (the daemon takes none from a session not in front).
             followsVirtualKeyboard = typist.follow(device: VirtualKeyboard.deviceName)
             reportedKeymap = nil
             keymapMayHaveChanged = true
-        } else if message["ok"]?.boolValue == false {
-            Log.warning("the daemon: \(message["error"]?.stringValue ?? "error")")
-        } else if let layout = message["layout"]?.stringValue {
-            Log.info("the daemon types with this session's keymap (\(layout))")
+        case .error(let message):
+            Log.warning("the daemon: \(message)")
+        case .layout(let name):
+            Log.info("the daemon types with this session's keymap (\(name))")
+        case .accepted:
+            break
         }
+    }
+
+    /// Types character `id` once the keys before it have reached the desktop, and says so.
+    private func type(_ text: String, id: UInt64, after: UInt64, writtenAt: Int64?) throws(DisplayLost) {
+        Log.debug("type request \(id)")   // never what it is
+        if followsVirtualKeyboard, after > 0 {
+            let waited = try typist.waitForTransitions(after, writtenAt: writtenAt, timeoutMilliseconds: Companion.orderTimeoutMilliseconds) {
+                do { try connection?.send(.companion(.waiting(id: id))) } catch { Log.debug("cannot say the character still waits: \(error)") }
+            }
+            if waited.keymapChanged { keymapMayHaveChanged = true }
+            if !waited.reached {
+                Log.warning("the display server had not delivered the keys before a character in time (\(Companion.orderTimeoutMilliseconds) ms, more while it was busy);"
+                            + " typing it anyway")
+            }
+        }
+        // The daemon gives up on a companion that answers late and types the character
+        // itself: once it has closed the connection, typing it too would type it twice.
+        if let connection, connection.peerClosed {
+            disconnected("closed by the daemon")
+            return
+        }
+        // Written to the display server, then said so at once: killed now, the daemon knows
+        // the character is on its way and does not type it again. Then, once the server has
+        // handled it, the acknowledgement that lets the keys after it go.
+        // Not typed (IBus: no application's text input has the focus): the daemon types it
+        // with its own method, in order.
+        guard try typist.type(text) else {
+            do { try connection?.send(.companion(.untyped(id: id))) } catch { disconnected("\(error)") }
+            return
+        }
+        do { try connection?.send(.companion(.typed(id: id, delivered: false))) } catch { disconnected("\(error)"); return }
+        try typist.sync()
+        // The daemon writes nothing until it has the answer: the next count starts here.
+        if try typist.resetCount() { keymapMayHaveChanged = true }
+        do { try connection?.send(.companion(.typed(id: id, delivered: true))) } catch { disconnected("\(error)") }
     }
 
     /// Sends the keymap when it differs from what the daemon has, naming the keycodes that hold
@@ -232,7 +241,7 @@ final class Companion {
         keymapMayHaveChanged = false
         guard let connection, let keymap = typist.keymapText(), keymap != reportedKeymap else { return }
         do {
-            try connection.send(.keymap(keymap, temporaryKeycodes: typist.temporaryKeycodes))
+            try connection.send(.companion(.keymap(keymap, temporaryKeycodes: typist.temporaryKeycodes)))
             reportedKeymap = keymap
         } catch {
             disconnected("\(error)")
@@ -244,7 +253,7 @@ final class Companion {
     private func reportPicker(focusChanges: Int) {
         let clicks = typist.takeClicks(), pick = picker?.takePick()
         guard let connection, calloutOpen else { return }
-        var request: ControlRequest?
+        var request: CompanionRequest?
         if let index = pick {
             request = .pick(index: index)
         } else if focusChanges > 0 || (clicks > 0 && picker?.pointerInside != true) {
@@ -252,13 +261,13 @@ final class Companion {
         }
         guard let request else { return }
         calloutOpen = false   // whatever else comes before the daemon's close is not sent again
-        do { try connection.send(request) } catch { disconnected("\(error)") }
+        do { try connection.send(.companion(request)) } catch { disconnected("\(error)") }
     }
 
     /// Tells the daemon which application has the focus, when that changed.
     private func reportFocus(windowChanged: Bool) {
         guard let connection, let changed = focus.changedFocus(typist: typist, overlay: overlay, windowChanged: windowChanged) else { return }
-        do { try connection.send(.focus(changed)) } catch { disconnected("\(error)") }
+        do { try connection.send(.companion(.focus(changed))) } catch { disconnected("\(error)") }
     }
 
     // MARK: - logind

@@ -32,6 +32,8 @@ import KeyholdLinux
 /// the daemon types goes whole (`commitsText`), so none of it takes the other way.
 final class IBusTypist: SessionTypist {
     let backend = "ibus"
+    /// A commit and the keys before it reach the program by different ways: text goes whole.
+    let capabilities: CompanionCapabilities = [.commitsText]
     /// The display connection (a WaylandTypist without its virtual keyboard, or an X11Typist that
     /// types nothing): its fd, its round trips, the seat's keymap where GNOME's settings do not say.
     private let seat: SessionTypist

@@ -23,6 +23,8 @@ import KeyholdLinux
 /// may send nothing: then a moment, `answerWait`).
 final class KWinTypist: SessionTypist {
     let backend = "kwin"
+    /// An input method commits whole strings; KWin starts it again at once when it exits.
+    let capabilities: CompanionCapabilities = [.commitsText, .restartedWhenGone]
     /// The input method's connection: the seat's keymap, and what KWin sends.
     private let seat: WaylandTypist
     private let kdeLayouts: Bool

@@ -15,19 +15,17 @@ final class PickerOverlay: CandidatePicker {
         kho_warm_up()
     }
 
-    /// A callout event from the daemon (`{"event":"callout","action":...}`).
-    func handle(_ message: JSONValue) {
-        switch message["action"]?.stringValue {
-        case "open":
-            kho_begin(message["base"]?.stringValue ?? "")
-            for candidate in message["candidates"]?.arrayValue ?? [] { kho_add(candidate.stringValue ?? "") }
-            kho_present(Int32(clamping: message["index"]?.intValue ?? 0))
-        case "move":
-            kho_select(Int32(clamping: message["index"]?.intValue ?? 0))
-        case "close":
+    /// The callout in front changed.
+    func handle(_ event: CalloutEvent) {
+        switch event {
+        case .opened(let base, let candidates):
+            kho_begin(base)
+            for candidate in candidates { kho_add(candidate) }
+            kho_present(0)
+        case .moved(let index, _):
+            kho_select(Int32(clamping: index))
+        case .closed:
             kho_hide()
-        default:
-            break
         }
     }
 

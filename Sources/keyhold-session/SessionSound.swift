@@ -20,10 +20,8 @@ final class SessionSound {
         requestedAt = Tracer()
     }
 
-    /// `{"event":"sound","sound":NAME,"volume":V,"at":NS}` from the daemon.
-    func play(_ message: JSONValue) {
-        guard let name = message["sound"]?.stringValue, let sound = AudioFeedback(configString: name) else { return }
-        let volume = message["volume"]?.doubleValue ?? 0.5
+    /// `sound` at `volume`, which the daemon asked for at `at` (CLOCK_MONOTONIC ns; 0: unknown).
+    func play(_ sound: AudioFeedback, volume: Double, at: UInt64) {
         if volume != self.volume {
             // A new volume re-renders the sounds: rare (a reload), so the engine is simply reopened.
             self.volume = volume
@@ -32,9 +30,9 @@ final class SessionSound {
                 ? { @Sendable (playback: ALSAAudioEngine.Playback) in tracer.log(playback) } : nil
             output.reopen { (ALSAAudioEngine(options: .init(device: device, volume: volume), onFirstFrame: trace), SilentHapticEngine()) }
         }
-        if let at = message["at"]?.intValue {
+        if at > 0 {
             requestedAt.received.store(FeedbackClock.nanoseconds(), ordering: .releasing)
-            requestedAt.at.store(UInt64(truncatingIfNeeded: at), ordering: .releasing)
+            requestedAt.at.store(at, ordering: .releasing)
         }
         output.play(sound)
     }

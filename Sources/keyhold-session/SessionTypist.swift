@@ -1,4 +1,5 @@
 import KeyholdKit
+import KeyholdLinux
 
 /// What the companion types through: the desktop's own way to inject a character (X11: XTest on
 /// a spare keycode; Wayland: a virtual keyboard with a keymap of its own), and where it reads
@@ -6,6 +7,8 @@ import KeyholdKit
 protocol SessionTypist: AnyObject {
     /// The backend's name the daemon is told ("x11", "wayland").
     var backend: String { get }
+    /// What its way of typing can do, told the daemon in the hello.
+    var capabilities: CompanionCapabilities { get }
     /// The display connection's fd: readable when the desktop sent something.
     var fd: Int32 { get }
     /// For the log line on connect: what the backend types with and how it keeps order.
@@ -47,6 +50,7 @@ protocol SessionTypist: AnyObject {
 }
 
 extension SessionTypist {
+    var capabilities: CompanionCapabilities { [] }
     func focusedTextField() -> ApplicationFocus.TextField? { nil }
 }
 

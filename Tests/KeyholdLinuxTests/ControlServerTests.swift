@@ -75,10 +75,10 @@ final class ControlServerTests: XCTestCase {
 
         let t = Timestamp.milliseconds(1500)
         loop.sync {
-            server.publish(.input(KeyEvent(KeyCode(name: "e")!, .down, at: t)))
-            server.publish(.gesture(KeyCode(name: "e")!, .longPress, .character("e"), t))
-            server.publish(.callout(.opened(base: "e", candidates: ["è", "é", "ê"]), t))
-            server.publish(.callout(.moved(index: 2, shown: "é"), t + 100))
+            server.monitor.publish(.input(KeyEvent(KeyCode(name: "e")!, .down, at: t)))
+            server.monitor.publish(.gesture(KeyCode(name: "e")!, .longPress, .character("e"), t))
+            server.monitor.publish(.callout(.opened(base: "e", candidates: ["è", "é", "ê"]), t))
+            server.monitor.publish(.callout(.moved(index: 2, shown: "é"), t + 100))
         }
         XCTAssertEqual(String(decoding: try XCTUnwrap(monitor.readLine(timeout: 5000)), as: UTF8.self),
                        #"{"event":"input","t":1500,"key":"e","state":"down"}"#)
@@ -141,7 +141,7 @@ final class ControlServerTests: XCTestCase {
             for entry: TraceEntry in [.input(KeyEvent(key, .down, at: t)), .forwarded(key, .up, t), .output(key, .down, t),
                                       .gesture(key, .longPress, .character("e"), t), .callout(.opened(base: "e", candidates: ["é"]), t),
                                       .callout(.moved(index: 1, shown: "é"), t), .callout(.closed(text: "é"), t), .locale("fr", t)] {
-                server.publish(entry)
+                server.monitor.publish(entry)
             }
             server.monitor.publishNotice("application", detail: "rule apps.\"foot\"", activity: true)
             server.monitor.publishNotice("paused", detail: "by uid 0")
@@ -176,11 +176,10 @@ final class ControlServerTests: XCTestCase {
     func testSocketIsOpenAndTheServerRefusesOthers() throws {
         guard getuid() == 0 else { throw XCTSkip("needs root: creates sockets for other users and forks clients as nobody") }
         guard let group = ControlServerTests.testGroup() else { throw XCTSkip("no group that nobody is not in") }
-        let loop = try LoopThread()
-        defer { loop.stop() }
-        let handler = FakeHandler()
-        let server = try loop.sync { try ControlServer(path: self.path, group: group.name, loop: loop.loop, handler: handler) }
-        defer { loop.sync { server.shutdown() } }
+        // With the companions' hub, as in the daemon: the session in front is root's.
+        let rig = try HubRig(path: path, group: group.name)
+        defer { rig.stop() }
+        let (loop, server, handler) = (rig.loop, rig.server, rig.admin)
 
         var st = stat()
         XCTAssertEqual(lstat(path, &st), 0)
@@ -193,8 +192,8 @@ final class ControlServerTests: XCTestCase {
         // nobody outside the group: the server refuses every request, and says why
         XCTAssertEqual(runClient(uid: nobody, gid: nogroup, groups: []), .refusedByServer)
         XCTAssertEqual(runClient(uid: nobody, gid: nogroup, groups: [], request: ControlRequest.pause.line), .refusedByServer)
-        // ...also as a companion, unless the handler says this user is in front of the seat
-        XCTAssertEqual(runClient(uid: nobody, gid: nogroup, groups: [], request: ControlRequest.companion(backend: "x11").line),
+        // ...also as a companion, as the session in front is not nobody's
+        XCTAssertEqual(runClient(uid: nobody, gid: nogroup, groups: [], request: ControlRequest.companion(.hello(CompanionHello(backend: "x11"))).line),
                        .refusedAsCompanion)
         // nobody in the group: allowed, a status reply
         XCTAssertEqual(runClient(uid: nobody, gid: nogroup, groups: [group.gid]), .ok)
@@ -208,118 +207,6 @@ final class ControlServerTests: XCTestCase {
         XCTAssertFalse(loop.sync { handler.paused })
     }
 
-    // MARK: - The session companion
-
-    /// Registers, reports a keymap (a whole German keymap: one line far over 4 KiB), receives a
-    /// character and acknowledges it; the handler sees each step, and the disconnect.
-    func testCompanionRoundTrip() throws {
-        let loop = try LoopThread()
-        defer { loop.stop() }
-        let handler = CompanionHandler()
-        let server = try loop.sync { try ControlServer(path: self.path, group: nil, loop: loop.loop, handler: handler) }
-        defer { loop.sync { server.shutdown() } }
-
-        // keymap and typed are for companions only (three refusals: a fourth would close it)
-        let stranger = try ControlClient(path: path)
-        XCTAssertEqual(try stranger.request(.typed(id: 1, delivered: true))["ok"], .bool(false))
-        XCTAssertEqual(try stranger.request(.pick(index: 1))["ok"], .bool(false))
-        XCTAssertEqual(try stranger.request(.untyped(id: 1))["ok"], .bool(false))
-        let client = try ControlClient(path: path)
-        XCTAssertEqual(try ControlRequest(line: Array(ControlRequest.untyped(id: 9).line.utf8.dropLast())), .untyped(id: 9))
-        XCTAssertThrowsError(try ControlRequest(line: Array("{\"cmd\":\"untyped\",\"id\":0}".utf8)))
-        XCTAssertEqual(try client.request(.waiting(id: 1))["ok"], .bool(false))
-        XCTAssertEqual(try ControlRequest(line: Array(ControlRequest.waiting(id: 9).line.utf8.dropLast())), .waiting(id: 9))
-        XCTAssertThrowsError(try ControlRequest(line: Array("{\"cmd\":\"waiting\",\"id\":0}".utf8)))
-        XCTAssertThrowsError(try ControlRequest(line: Array("{\"cmd\":\"pick\",\"index\":-1}".utf8)))
-        XCTAssertEqual(try ControlRequest(line: Array(ControlRequest.pick(index: 3).line.utf8.dropLast())), .pick(index: 3))
-        // a companion's note (what it cannot do there) round-trips; a note that is not a short string is refused
-        let noted = ControlRequest.companion(backend: "ibus", note: "KWin did not start it")
-        XCTAssertEqual(try ControlRequest(line: Array(noted.line.utf8.dropLast())), noted)
-        XCTAssertThrowsError(try ControlRequest(line: Array("{\"cmd\":\"companion\",\"backend\":\"ibus\",\"note\":3}".utf8)))
-        XCTAssertThrowsError(try ControlRequest(line: Array(("{\"cmd\":\"companion\",\"backend\":\"ibus\",\"note\":\"" + String(repeating: "n", count: 401) + "\"}").utf8)))
-        XCTAssertEqual(try client.request(.companion(backend: "x11", note: "no picker"))["companion"], .bool(true))
-        XCTAssertEqual(loop.sync { handler.connected.count }, 1)
-        XCTAssertEqual(loop.sync { handler.connected.first?.backend }, "x11")
-        XCTAssertEqual(loop.sync { handler.connected.first?.note }, "no picker")
-
-        let keymap = try XCTUnwrap(XKBLayout.keymapText(for: XKBNames(layout: "de")))
-        XCTAssertGreaterThan(keymap.utf8.count, ControlServer.maximumRequestBytes)
-        let reply = try client.request(.keymap(keymap, temporaryKeycodes: [255, 254]))
-        XCTAssertEqual(reply["ok"], .bool(true), "\(reply)")
-        XCTAssertEqual(reply["layout"]?.stringValue, "German")
-        let layout = try XCTUnwrap(loop.sync { handler.layout })
-        XCTAssertEqual(layout.keystroke(for: "ä")?.key, KeyCode(40), "ä is a key of the reported German keymap")
-        XCTAssertEqual(try client.request(.keymap("xkb_keymap { nonsense", temporaryKeycodes: []))["ok"], .bool(false))
-
-        loop.sync { handler.connected[0].type("é", id: 7, after: 12, keysWrittenAt: Timestamp(microseconds: 81_234_567)) }
-        let event = try client.readReply()
-        XCTAssertEqual(event["event"]?.stringValue, "type")
-        XCTAssertEqual(event["id"]?.intValue, 7)
-        XCTAssertEqual(event["after"]?.intValue, 12)
-        XCTAssertEqual(event["written_at"]?.intValue, 81_234_567, "when the last of the keys before it was written")
-        XCTAssertEqual(event["text"]?.stringValue, "é")
-        try client.sendRaw(Array((ControlRequest.waiting(id: 7).line + ControlRequest.typed(id: 7, delivered: false).line
-                                  + ControlRequest.typed(id: 7, delivered: true).line + ControlRequest.untyped(id: 8).line).utf8))
-        XCTAssertTrue(waitUntil(5) { loop.sync { handler.typed == ["7 waiting", "7 written", "7 delivered", "8 not typed"] } })
-        // A sound for the session's sound server: its name, volume and the daemon's clock.
-        let before = FeedbackClock.nanoseconds()
-        XCTAssertTrue(loop.sync { server.companions.sendSound(.system, volume: 0.25, to: handler.connected[0]) })
-        let sound = try client.readReply()
-        XCTAssertEqual(sound["event"]?.stringValue, "sound")
-        XCTAssertEqual(sound["sound"]?.stringValue, "system")
-        XCTAssertEqual(sound["volume"]?.doubleValue, 0.25)
-        XCTAssertGreaterThanOrEqual(UInt64(try XCTUnwrap(sound["at"]?.intValue)), before)
-        // The picker clicked on candidate 3, then a click elsewhere.
-        try client.sendRaw(Array((ControlRequest.pick(index: 3).line + ControlRequest.dismiss.line).utf8))
-        XCTAssertTrue(waitUntil(5) { loop.sync { handler.picks == [3] && handler.dismissals == 1 } })
-
-        shutdown(client.fd, Int32(SHUT_RDWR))
-        XCTAssertTrue(waitUntil(5) { loop.sync { handler.disconnected } })
-        XCTAssertFalse(loop.sync { server.companions.sendSound(.input, volume: 0.5, to: handler.connected[0]) },
-                       "no connection: the daemon plays the sound itself")
-    }
-
-    /// The companion in front gets the open callout with its content, its moves and its close;
-    /// one set while a callout is open sees it at once, and the one replaced is told it closed.
-    func testCalloutsGoToTheCompanionInFront() throws {
-        let loop = try LoopThread()
-        defer { loop.stop() }
-        let handler = CompanionHandler()
-        let server = try loop.sync { try ControlServer(path: self.path, group: nil, loop: loop.loop, handler: handler) }
-        defer { loop.sync { server.shutdown() } }
-        let first = try ControlClient(path: path), second = try ControlClient(path: path)
-        XCTAssertEqual(try first.request(.companion(backend: "wayland"))["companion"], .bool(true))
-        XCTAssertEqual(try second.request(.companion(backend: "x11"))["companion"], .bool(true))
-        let t = Timestamp(microseconds: 1_000)
-
-        loop.sync {
-            server.companions.calloutCompanion = handler.connected[0]
-            server.publish(.callout(.opened(base: "e", candidates: ["è", "é", "ê"]), t))
-            server.publish(.callout(.moved(index: 2, shown: "é"), t))
-        }
-        let opened = try first.readReply()
-        XCTAssertEqual(opened["event"]?.stringValue, "callout")
-        XCTAssertEqual(opened["action"]?.stringValue, "open")
-        XCTAssertEqual(opened["base"]?.stringValue, "e")
-        XCTAssertEqual(opened["candidates"]?.arrayValue?.compactMap(\.stringValue), ["è", "é", "ê"])
-        let moved = try first.readReply()
-        XCTAssertEqual(moved["action"]?.stringValue, "move")
-        XCTAssertEqual(moved["index"]?.intValue, 2)
-
-        // The session changes while the callout is open: the old companion hides it, the new one shows it.
-        loop.sync { server.companions.calloutCompanion = handler.connected[1] }
-        XCTAssertEqual(try first.readReply()["action"]?.stringValue, "close")
-        let shown = try second.readReply()
-        XCTAssertEqual(shown["action"]?.stringValue, "open")
-        XCTAssertEqual(shown["candidates"]?.arrayValue?.count, 3)
-        XCTAssertEqual(try second.readReply()["index"]?.intValue, 2)
-
-        loop.sync { server.publish(.callout(.closed(text: "é"), t)) }
-        XCTAssertEqual(try second.readReply()["action"]?.stringValue, "close")
-        // Nothing more went to the companion that is not in front.
-        XCTAssertThrowsError(try first.readLine(timeout: 200))
-    }
-
     // MARK: - Abuse
 
     func testMalformedAndOversizedRequestsNeverAffectTyping() throws {
@@ -328,7 +215,7 @@ final class ControlServerTests: XCTestCase {
         let handler = FakeHandler()
         let server = try loop.sync { try ControlServer(path: self.path, group: nil, loop: loop.loop, handler: handler) }
         defer { loop.sync { server.shutdown() } }
-        let typing = try TypingRig(loop: loop, observer: server)
+        let typing = try TypingRig(loop: loop, observer: server.monitor)
 
         var malformed: [String] = [
             "not json", "{", "}", "[]", "\"status\"", "42", "null", "{\"cmd\":}", "{\"cmd\":status}", "{'cmd':'status'}",
@@ -463,27 +350,27 @@ final class ControlServerTests: XCTestCase {
         let changes = Changes()
         let server = try loop.sync { () throws -> ControlServer in
             let s = try ControlServer(path: self.path, group: nil, loop: loop.loop, handler: handler)
-            s.onRecordsKeysChanged = { changes.count += 1 }
+            s.monitor.onRecordsKeysChanged = { changes.count += 1 }
             return s
         }
         defer { loop.sync { server.shutdown() } }
-        XCTAssertFalse(loop.sync { server.recordsKeys })
+        XCTAssertFalse(loop.sync { server.monitor.recordsKeys })
         var plain: ControlClient? = try ControlClient(path: path)
         XCTAssertEqual(try plain?.request(.monitor(content: false))["content"], .bool(false))
-        XCTAssertFalse(loop.sync { server.recordsKeys }, "a monitor without content is sent no key")
+        XCTAssertFalse(loop.sync { server.monitor.recordsKeys }, "a monitor without content is sent no key")
         var first: ControlClient? = try ControlClient(path: path)
         _ = try first?.request(.monitor(content: true))
-        XCTAssertTrue(loop.sync { server.recordsKeys })
+        XCTAssertTrue(loop.sync { server.monitor.recordsKeys })
         XCTAssertEqual(loop.sync { changes.count }, 1)
         var second: ControlClient? = try ControlClient(path: path)
         _ = try second?.request(.monitor(content: true))
         XCTAssertEqual(loop.sync { changes.count }, 1, "a second monitor changes nothing")
         first = nil
         XCTAssertTrue(waitUntil(5) { loop.sync { server.monitor.count } == 2 })
-        XCTAssertTrue(loop.sync { server.recordsKeys })
+        XCTAssertTrue(loop.sync { server.monitor.recordsKeys })
         second = nil
         XCTAssertTrue(waitUntil(5) { loop.sync { server.monitor.count } == 1 })
-        XCTAssertFalse(loop.sync { server.recordsKeys })
+        XCTAssertFalse(loop.sync { server.monitor.recordsKeys })
         XCTAssertEqual(loop.sync { changes.count }, 2)
         XCTAssertNil(first ?? second)
         plain = nil
@@ -643,38 +530,6 @@ final class FakeHandler: ControlHandler, @unchecked Sendable {
     func resume() { paused = false }
 }
 
-/// Takes any companion (the test runs as one user) and records what it reports.
-final class CompanionHandler: ControlHandler, @unchecked Sendable {
-    var connected: [SessionCompanion] = []
-    var typed: [String] = []
-    var layout: XKBLayout?
-    var disconnected = false
-    func status(activity: Bool) -> ControlStatus { ControlStatus() }
-    func reload() -> ControlReloadResult { .failed("no") }
-    func pause() {}
-    func resume() {}
-    func companionRefusal(uid: UInt32, session: String?) -> String? { nil }
-    /// Whether its companions' sessions are in front (the test switches it).
-    var inFront = true
-    func companionIsInFront(_ companion: SessionCompanion) -> Bool { inFront }
-    func companionConnected(_ companion: SessionCompanion) { connected.append(companion) }
-    func companionDisconnected(_ companion: SessionCompanion) { disconnected = true }
-    var picks: [Int] = []
-    var dismissals = 0
-    func companion(_ companion: SessionCompanion, picked index: Int) { picks.append(index) }
-    func companionDismissedCallout(_ companion: SessionCompanion) { dismissals += 1 }
-    func companion(_ companion: SessionCompanion, compiledKeymap layout: XKBLayout) { self.layout = layout }
-    func companion(_ companion: SessionCompanion, typed id: UInt64, delivered: Bool) {
-        typed.append("\(id) \(delivered ? "delivered" : "written")")
-    }
-    func companion(_ companion: SessionCompanion, couldNotType id: UInt64) {
-        typed.append("\(id) not typed")
-    }
-    func companion(_ companion: SessionCompanion, waitsToType id: UInt64) {
-        typed.append("\(id) waiting")
-    }
-}
-
 /// An engine on the loop thread typing a script with callouts, in chunks, with an observer;
 /// `baseline` is the same script through an engine without one.
 final class TypingRig: @unchecked Sendable {
@@ -731,7 +586,7 @@ final class TimingObserver: EngineObserver, @unchecked Sendable {
     init(server: ControlServer) { self.server = server; durations.reserveCapacity(200_000) }
     func record(_ entry: TraceEntry) {
         let t0 = DispatchTime.now().uptimeNanoseconds
-        server.publish(entry)
+        server.monitor.publish(entry)
         durations.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9)
         MonitorEvent.encode(entry, into: &w)
         contentBytes += w.bytes
@@ -772,20 +627,4 @@ final class StreamCollector: @unchecked Sendable {
     func stop() { lock.lock(); stopped = true; lock.unlock(); done.wait() }
     func count(_ i: Int) -> Int { lock.lock(); defer { lock.unlock() }; return buffers[i].count }
     func bytes(_ i: Int) -> [UInt8] { lock.lock(); defer { lock.unlock() }; return buffers[i] }
-}
-
-/// The companion's focus report: which application, and whether a text field of which purpose.
-final class FocusRequestTests: XCTestCase {
-    func testAFocusReportRoundTripsAndBadOnesAreRefused() throws {
-        let focus = ApplicationFocus(ids: ["xterm", "XTerm"], textField: .terminal)
-        let line = ControlRequest.focus(focus).line
-        XCTAssertEqual(line, "{\"cmd\":\"focus\",\"app\":[\"xterm\",\"XTerm\"],\"field\":\"terminal\"}\n")
-        XCTAssertEqual(try ControlRequest(line: Array(line.utf8.dropLast())), .focus(focus))
-        XCTAssertEqual(try ControlRequest(line: Array("{\"cmd\":\"focus\"}".utf8)), .focus(.unknown))
-        XCTAssertThrowsError(try ControlRequest(line: Array("{\"cmd\":\"focus\",\"app\":[\"a\"],\"field\":\"secret\"}".utf8))) {
-            XCTAssertEqual(($0 as? ControlProtocolError)?.description,
-                           "malformed request: \"field\" must be one of unknown, none, normal, password, terminal")
-        }
-        XCTAssertThrowsError(try ControlRequest(line: Array("{\"cmd\":\"focus\",\"app\":[1]}".utf8)))
-    }
 }

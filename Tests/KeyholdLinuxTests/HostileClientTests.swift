@@ -34,44 +34,47 @@ final class HostileClientTests: XCTestCase {
     /// input thread) is refused unread; one over the bound too; what is compiled is compiled off
     /// the input thread, and a session not in front is not listened to.
     func testAKeymapIsBoundedCheckedAndCompiledOffTheInputThread() throws {
-        let loop = try LoopThread()
-        defer { loop.stop() }
-        let handler = CompanionHandler()
-        let server = try server(loop, handler)
-        defer { loop.sync { server.shutdown() } }
+        let rig = try HubRig(path: path)
+        defer { rig.stop() }
         let companion = try ControlClient(path: path)
-        XCTAssertEqual(try companion.request(.companion(backend: "wayland"))["companion"], .bool(true))
+        XCTAssertEqual(try CompanionEvent(json: companion.request(.companion(.hello(CompanionHello(backend: "wayland"))))), .accepted)
+        XCTAssertEqual(try rig.event(companion), .active)
+        func keymap(_ text: String) -> ControlRequest { .companion(.keymap(text, temporaryKeycodes: [])) }
 
         let bomb = "xkb_keymap {\n" + String(repeating: "  xkb_symbols { include \"pc+us+de+fr+ru+inet(evdev)\" };\n", count: 1000) + "};\n"
-        let refused = try companion.request(.keymap(bomb, temporaryKeycodes: []), timeout: 1_000)
+        let refused = try companion.request(keymap(bomb), timeout: 1_000)
         XCTAssertEqual(refused["ok"], .bool(false))
         XCTAssertEqual(refused["error"]?.stringValue, "keymap names files to include: send the keymap as xkbcommon writes it")
-        XCTAssertNil(loop.sync { handler.layout })
+        XCTAssertNil(rig.loop.sync { rig.hub.layout })
         // Hidden where xkbcommon's scanner would still find it: after an escaped quote, in upper case.
-        XCTAssertTrue(CompanionChannel.includesFiles(#"xkb_symbols { name[1] = "a\" b"; INCLUDE "pc" };"#))
-        XCTAssertTrue(CompanionChannel.includesFiles("// a comment\r\naugment \"us\""))
-        XCTAssertFalse(CompanionChannel.includesFiles("// include \"pc\"\nname = \"include\";"))
-        XCTAssertFalse(CompanionChannel.includesFiles(try XCTUnwrap(XKBLayout.keymapText(for: XKBNames(layout: "us,de", options: "ctrl:nocaps")))))
+        XCTAssertTrue(CompanionHub.includesFiles(#"xkb_symbols { name[1] = "a\" b"; INCLUDE "pc" };"#))
+        XCTAssertTrue(CompanionHub.includesFiles("// a comment\r\naugment \"us\""))
+        XCTAssertFalse(CompanionHub.includesFiles("// include \"pc\"\nname = \"include\";"))
+        XCTAssertFalse(CompanionHub.includesFiles(try XCTUnwrap(XKBLayout.keymapText(for: XKBNames(layout: "us,de", options: "ctrl:nocaps")))))
 
-        let huge = "xkb_keymap {" + String(repeating: " ", count: CompanionChannel.maximumKeymapBytes) + "};"
-        XCTAssertEqual(try companion.request(.keymap(huge, temporaryKeycodes: []))["error"]?.stringValue, "keymap too large (over 256 KiB)")
+        let huge = "xkb_keymap {" + String(repeating: " ", count: CompanionHub.maximumKeymapBytes) + "};"
+        XCTAssertEqual(try companion.request(keymap(huge))["error"]?.stringValue, "keymap too large (over 256 KiB)")
 
         // A real one compiles on another thread than the loop's, and the loop answers meanwhile.
-        let keymap = try XCTUnwrap(XKBLayout.keymapText(for: XKBNames(layout: "de")))
-        try companion.sendRaw(Array(ControlRequest.keymap(keymap, temporaryKeycodes: []).line.utf8))
+        let german = try XCTUnwrap(XKBLayout.keymapText(for: XKBNames(layout: "de")))
+        try companion.sendRaw(Array(keymap(german).line.utf8))
         let other = try ControlClient(path: path)
         XCTAssertEqual(try other.request(.status)["ok"], .bool(true))
-        XCTAssertEqual(try companion.readReply()["layout"]?.stringValue, "German")
-        XCTAssertNotNil(loop.sync { handler.layout })
+        XCTAssertEqual(try rig.event(companion), .layout("German"))
+        XCTAssertEqual(rig.loop.sync { rig.hub.layout?.layout.name }, "German")
 
         // Its session goes to the background (a switch of user): nothing it says is taken.
-        loop.sync { handler.inFront = false; handler.layout = nil }
-        XCTAssertEqual(try companion.request(.keymap(keymap, temporaryKeycodes: []))["error"]?.stringValue,
-                       "this session is not in front of the seat now")
-        try companion.sendRaw(Array((ControlRequest.pick(index: 2).line + ControlRequest.focus(.unknown).line).utf8))
+        rig.loop.sync { rig.hub.target = OutputTarget(kind: .graphical, session: "9", uid: getuid() &+ 1, source: "test") }
+        let french = try XCTUnwrap(XKBLayout.keymapText(for: XKBNames(layout: "fr")))
+        XCTAssertEqual(try companion.request(keymap(french))["error"]?.stringValue, "this session is not in front of the seat now")
+        try companion.sendRaw(Array((CompanionRequest.pick(index: 2).line
+                                     + CompanionRequest.focus(ApplicationFocus(ids: ["evil"], textField: .normal)).line).utf8))
         XCTAssertEqual(try other.request(.status)["ok"], .bool(true))   // (its lines were taken by now)
-        XCTAssertNil(loop.sync { handler.layout })
-        XCTAssertEqual(loop.sync { handler.picks }, [])
+        rig.loop.sync { rig.hub.target = HubRig.ownSession }
+        XCTAssertEqual(try rig.event(companion), .active)
+        XCTAssertEqual(rig.loop.sync { rig.hub.layout?.layout.name }, "German", "the French keymap was not taken")
+        XCTAssertEqual(rig.loop.sync { rig.picks }, [])
+        XCTAssertEqual(rig.loop.sync { rig.hub.focus }, .unknown)
     }
 
     // MARK: - 3. One client's bytes, another's request
@@ -210,13 +213,13 @@ final class HostileClientTests: XCTestCase {
     /// `ssh -X`) is not the one in front, even though its user is.
     func testACompanionServesItsSessionNotItsUser() {
         let front = OutputTarget(kind: .graphical, session: "2", uid: 1000, vt: 7, type: "x11", source: "logind")
-        let own = SessionCompanion(uid: 1000, pid: 10, session: "2", backend: "x11", channel: nil)
-        let remote = SessionCompanion(uid: 1000, pid: 11, session: "5", backend: "x11", channel: nil)
+        let own = SessionCompanion(uid: 1000, pid: 10, session: "2", hello: CompanionHello(backend: "x11"), hub: nil)
+        let remote = SessionCompanion(uid: 1000, pid: 11, session: "5", hello: CompanionHello(backend: "x11"), hub: nil)
         XCTAssertTrue(own.serves(front))
         XCTAssertFalse(remote.serves(front), "the same user's other session")
         XCTAssertFalse(own.serves(OutputTarget(kind: .textConsole, session: "2", uid: 1000, source: "logind")), "a text console")
         // Without logind: the active VT's owner.
-        XCTAssertTrue(SessionCompanion(uid: 1000, pid: 12, session: nil, backend: "x11", channel: nil)
+        XCTAssertTrue(SessionCompanion(uid: 1000, pid: 12, session: nil, hello: CompanionHello(backend: "x11"), hub: nil)
                         .serves(OutputTarget(kind: .graphical, uid: 1000, vt: 7, source: "active VT")))
     }
 

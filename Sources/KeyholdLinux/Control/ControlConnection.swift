@@ -2,8 +2,8 @@ import KeyholdKit
 
 /// One client of the control socket: its peer, the role its credentials give it, and its own
 /// bounded input and output buffers (nothing one client sent can be read as another's). The
-/// server reads and writes it on the event loop; the monitor and companion channels mark what it
-/// became.
+/// server reads and writes it on the event loop; the monitor channel and the companion hub mark
+/// what it became.
 final class ControlConnection {
     let fd: Int32
     let id: Int
@@ -13,7 +13,7 @@ final class ControlConnection {
     let session: String?
     var role = PeerAuthorization.Role.other
     /// Set once the connection took the companion role (`{"cmd":"companion"}`).
-    var companion: SessionCompanion?
+    var isCompanion = false
     var lineLimit = ControlServer.maximumRequestBytes
     var token: WatchToken = 0
     /// Bytes read and not yet taken as lines, from `inputStart` on.
@@ -40,7 +40,7 @@ final class ControlConnection {
     var closing = false
     var pending: Int { output.count - outputStart }
     /// Whether it may stay connected without sending anything.
-    var waitsForEvents: Bool { isMonitor || companion != nil }
+    var waitsForEvents: Bool { isMonitor || isCompanion }
 
     init(fd: Int32, id: Int, pid: Int32, uid: UInt32, session: String?, at now: Timestamp) {
         self.fd = fd; self.id = id; self.pid = pid; self.uid = uid; self.session = session; lastLine = now

@@ -4,11 +4,13 @@ import KeyholdKit
 
 /// The control socket (`/run/keyhold/control`): `keyhold status|reload|pause|resume|monitor`
 /// and the session companions talk to the daemon through it. It runs on the daemon's event loop
-/// (no thread of its own), and is the engine's observer: its `monitor` channel sends the trace
-/// to `keyhold monitor`, its `companions` channel the callouts to the picker.
+/// (no thread of its own): it accepts connections, decides from each peer's credentials what it
+/// may do, and frames its lines into requests; the commands go to its `handler` (the daemon), a
+/// companion's requests to its `companions` endpoint (`CompanionHub`), and its `monitor` channel
+/// sends the engine's trace to `keyhold monitor`.
 ///
 ///     let control = try ControlServer(path: ControlSocketPath.forDaemon(), loop: loop, handler: self)
-///     engine.addObserver(control)
+///     engine.addObserver(control.monitor)
 ///
 /// This file is the socket and its connections; who may do what is `PeerAuthorization` (from
 /// the peer's credentials, not the file's mode 0666: the companion of whichever user is in
@@ -21,10 +23,10 @@ import KeyholdKit
 /// without a request from a connection that waits for nothing close it; a user holds
 /// `maximumConnectionsPerUser` connections at most and root always finds one free; refusals are
 /// logged once a second at most.
-public final class ControlServer: EngineObserver {
+public final class ControlServer {
     public static let maximumRequestBytes = 4096
     /// A companion's keymap is one line (a keymap of four layouts is about 80 KB as xkbcommon
-    /// writes it; `CompanionChannel.maximumKeymapBytes` bounds the keymap itself).
+    /// writes it; `CompanionHub.maximumKeymapBytes` bounds the keymap itself).
     public static let maximumCompanionLineBytes = 512 * 1024
     /// Connections one user other than root may hold at once, so nobody can fill the table.
     public static let maximumConnectionsPerUser = 8
@@ -57,8 +59,9 @@ public final class ControlServer: EngineObserver {
     public var group: (name: String, gid: gid_t)? { authorization.group }
     /// `keyhold monitor`'s connections.
     public private(set) lazy var monitor = MonitorChannel(server: self)
-    /// The session companions' connections.
-    public private(set) lazy var companions = CompanionChannel(server: self)
+    /// Where a session companion's requests go (not retained, as `handler`); nil: this daemon
+    /// takes no companion.
+    unowned var companions: CompanionEndpoint?
     public var clientCount: Int { clients.count }
     /// Requests refused as malformed, unknown or too long (for tests and `status`).
     public internal(set) var rejectedRequests = 0
@@ -249,9 +252,9 @@ public final class ControlServer: EngineObserver {
         guard clients.removeValue(forKey: client.fd) != nil else { return }
         if client.token != 0 { loop.unwatch(client.token) }
         monitor.remove(client)
-        if let companion = client.companion {
-            client.companion = nil
-            handler?.companionDisconnected(companion)
+        if client.isCompanion {
+            client.isCompanion = false
+            companions?.companionConnectionClosed(client)
         }
         // Unread input would make the peer's read fail with ECONNRESET before it sees our last
         // reply: read away what a client that waits for it has sent (one chunk: a client that
@@ -417,7 +420,7 @@ public final class ControlServer: EngineObserver {
             request = try ControlRequest(line: line)
         } catch {
             // Somebody who may do nothing here gets one answer, not a conversation.
-            if client.role == .other && client.companion == nil {
+            if client.role == .other && !client.isCompanion {
                 rejectedRequests += 1
                 respondAndClose(client, error: error.description)
             } else {
@@ -431,8 +434,14 @@ public final class ControlServer: EngineObserver {
             return
         }
         switch request {
-        case .companion, .keymap, .typed, .untyped, .waiting, .pick, .dismiss, .focus:
-            companions.handle(request, from: client, handler: handler)
+        case .companion(let companionRequest):
+            guard let companions else { refused(client, "this daemon takes no session companion"); return }
+            if case .hello = companionRequest {} else if !client.isCompanion {
+                let message = "not the session companion: send {\"cmd\":\"companion\"} first"
+                if client.role == .other { rejectedRequests += 1; respondAndClose(client, error: message) } else { refused(client, message) }
+                return
+            }
+            companions.companion(companionRequest, from: client)
             return
         default:
             guard client.role != .other else {
@@ -481,7 +490,7 @@ public final class ControlServer: EngineObserver {
             enqueue(client, reply.bytes, now: true)
             if let open, clients[client.fd] === client { enqueue(client, open, now: true) }
             return
-        case .companion, .keymap, .typed, .untyped, .waiting, .pick, .dismiss, .focus:
+        case .companion:
             return
         }
         enqueue(client, reply.bytes, now: true)
@@ -495,9 +504,11 @@ public final class ControlServer: EngineObserver {
         if clients[client.fd] === client, client.pending == 0 { drop(client, why: nil) }
     }
 
-    /// The connection `companion` came on, while it is open.
-    func connection(of companion: SessionCompanion) -> ControlConnection? {
-        clients.values.first { $0.companion === companion }
+    /// The connection took the companion role: a keymap is one of its lines, and it waits for
+    /// events.
+    func makeCompanion(_ client: ControlConnection) {
+        client.isCompanion = true
+        client.lineLimit = Self.maximumCompanionLineBytes
     }
 
     /// `{"ok":true,...}` with `members` to `client`, now.
@@ -623,17 +634,4 @@ public final class ControlServer: EngineObserver {
 
     // MARK: - The engine's trace
 
-    /// `EngineObserver`: every key's entries only while a `keyhold monitor` watches (the
-    /// companion in front takes the callouts, which come either way).
-    public var recordsKeys: Bool { monitor.contentCount > 0 }
-    /// Called when `recordsKeys` changes: the daemon tells its engine (`observersChanged()`).
-    public var onRecordsKeysChanged: (() -> Void)?
-
-    /// `EngineObserver`: callouts go to the companion in front, everything to the monitors.
-    public func record(_ entry: TraceEntry) { publish(entry) }
-
-    public func publish(_ entry: TraceEntry) {
-        companions.publish(entry)
-        monitor.publish(entry)
-    }
 }

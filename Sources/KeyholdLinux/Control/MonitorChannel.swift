@@ -7,12 +7,16 @@ import KeyholdKit
 /// password's rhythm. Cheap for typing: with no monitor granted content an entry costs one
 /// comparison; with one it is encoded once and copied into each one's bounded buffer, and the
 /// bytes go out after the loop batch, once its keys are written.
-public final class MonitorChannel {
+public final class MonitorChannel: EngineObserver {
     public private(set) var count = 0
     /// Monitors granted key content: the engine builds every key's entries only while there are.
     public private(set) var contentCount = 0 {
-        didSet { if (contentCount == 0) != (oldValue == 0) { server.onRecordsKeysChanged?() } }
+        didSet { if (contentCount == 0) != (oldValue == 0) { onRecordsKeysChanged?() } }
     }
+    /// `EngineObserver`: every key's entries only while a monitor granted content watches.
+    public var recordsKeys: Bool { contentCount > 0 }
+    /// Called when `recordsKeys` changes: the daemon tells its engine (`observersChanged()`).
+    public var onRecordsKeysChanged: (() -> Void)?
     private unowned let server: ControlServer
     private var monitors: [ControlConnection] = []
     private var contentLine = JSONWriter(capacity: 512)
@@ -46,6 +50,8 @@ public final class MonitorChannel {
         count = monitors.count
         contentCount = monitors.filter(\.content).count
     }
+
+    public func record(_ entry: TraceEntry) { publish(entry) }
 
     /// Sends a trace entry to every monitor granted content.
     public func publish(_ entry: TraceEntry) {

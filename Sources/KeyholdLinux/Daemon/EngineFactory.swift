@@ -33,8 +33,8 @@ public final class EngineFactory {
         var paused: Bool
         /// The focused application's callouts, bindings and pass-through.
         var application: ApplicationSettings
-        /// The control socket, which observes every engine (monitor, picker).
-        weak var control: ControlServer?
+        /// What observes every engine: the monitors, the companions' hub (the picker).
+        var observers: [EngineObserver]
         var onPanic: () -> Void
     }
 
@@ -60,7 +60,7 @@ public final class EngineFactory {
         engine.onPanic = state.onPanic
         engine.isPaused = state.paused
         engine.focusChanged(to: state.application)
-        if let control = state.control { engine.addObserver(control) }
+        for observer in state.observers { engine.addObserver(observer) }
         engine.defersFeedback = true   // the daemon decides it after the batch's keys are written
         prepareEngine?(engine)
         return (controller, engine)

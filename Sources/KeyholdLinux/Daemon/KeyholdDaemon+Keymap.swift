@@ -17,7 +17,7 @@ extension KeyholdDaemon {
                 Log.warning("this system's keymap for \(names) types differently from the built-in us tables; typing with the system's")
                 guard layoutNames == names else { return }
                 layout = compiled
-                applyOutputTarget()
+                applySession()
             case .failed(let error):
                 Log.warning("\(error); keeping the built-in us tables")
             }

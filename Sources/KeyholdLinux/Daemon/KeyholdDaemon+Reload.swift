@@ -29,12 +29,13 @@ extension KeyholdDaemon {
         // locale stay; what the old engine itself held is let go.
         let held = engine.handOver()
         configuration = new
+        hub.configuration = new
         layout = newLayout
         layoutNames = newNames
         outputQueue.pacing.paceMicroseconds = new.output.paceMicroseconds
         buildEngine()
         engine.takeOver(held)
-        applyOutputTarget()
+        applySession()
         // Device rules may have changed: let go of devices no longer wanted, take new ones.
         devices.apply(new.devices)
         checkBuiltInKeymap()

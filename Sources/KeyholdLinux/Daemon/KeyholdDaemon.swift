@@ -70,23 +70,13 @@ public final class KeyholdDaemon {
     var sleepMonitor: SleepMonitor?
     /// Where the keystrokes go (the seat's active session), for `unicode_method = "auto"`.
     var outputTarget: OutputTargetWatcher?
-    /// Connected `keyhold-session` companions, oldest first; text goes only to the one of the
-    /// session the keystrokes go to.
-    var companions: [SessionCompanion] = []
-    /// The companion of the session in front of the user, if it is connected.
-    var activeCompanion: SessionCompanion?
-    /// The desktop layout each session's companion last reported (by `sessionKey`): still the
-    /// best knowledge of that desktop's keymap when the companion has gone (killed, restarting).
-    var desktopLayouts: [String: (layout: KeyboardLayout, name: String)] = [:]
-    /// Sessions whose companions miss their deadlines, and until when text for them is typed
-    /// without a companion.
-    var companionMisses = CompanionMisses()
-    /// Ends a session's time without a companion.
-    var benchTimer: DeadlineTimer?
+    /// Where the keys go and the session companions: the one of the session in front types,
+    /// shows the picker, says what has the focus, whose application rules are then in force.
+    let hub: CompanionHub
+    /// Every key passes through unchanged (`keyhold pause`).
     var paused = false
-    /// What has the keyboard focus in the active session, as its companion says (unknown
-    /// without one): the `[apps."GLOB"]` rule and text-field rules follow it.
-    var focus = ApplicationFocus.unknown
+    /// What the engine was last told is in force for the application in front.
+    var appliedSettings: ApplicationSettings?
 
     public enum StopReason: CustomStringConvertible {
         case signal(Int32), panic, failure(String)
@@ -123,6 +113,7 @@ public final class KeyholdDaemon {
         StartupTimeline.mark("virtual keyboard")
         outputQueue = OutputQueue(sink: virtualKeyboard, pacing: .init(paceMicroseconds: configuration.output.paceMicroseconds),
                                   clock: { [clock] in clock.batchTime() })
+        hub = CompanionHub(output: outputQueue, loop: loop, configuration: configuration)
         devices = DeviceManager(watcher: loop, clock: clock, settings: configuration.devices, ownNode: virtualKeyboard.devnode)
         devices.delegate = self
         loop.onWake = { [clock] in clock.newBatch() }
@@ -232,7 +223,7 @@ public final class KeyholdDaemon {
             return "\(error)"
         }
         Log.info("ready: virtual keyboard \(virtualKeyboard.devnode ?? "(no event node)"), layout \(layoutNames)"
-                 + ", unicode method \(unicodeMethod.method.rawValue) (\(unicodeMethod.reason)), \(devices.grabbedCount) keyboard(s) grabbed")
+                 + ", unicode method \(hub.unicodeMethod.method.rawValue) (\(hub.unicodeMethod.reason)), \(devices.grabbedCount) keyboard(s) grabbed")
         notifier.notify("READY=1\nSTATUS=\(devices.grabbedCount) keyboard(s) grabbed")
         StartupTimeline.mark("ready")
         checkBuiltInKeymap()
@@ -257,8 +248,10 @@ public final class KeyholdDaemon {
     /// Makes the controller and engine for the running configuration (at start and on reload).
     func buildEngine() {
         engine?.playDeferredFeedback()   // into the daemon's queue, still played after the keys
-        let state = EngineFactory.State(unicodeMethod: unicodeMethod.method, leds: virtualKeyboard.leds,
-                                        paused: paused, application: applicationSettings, control: control, onPanic: { [unowned self] in panicked() })
+        appliedSettings = hub.settings
+        let observers: [EngineObserver] = (control.map { [$0.monitor] } ?? []) + [hub]
+        let state = EngineFactory.State(unicodeMethod: hub.unicodeMethod.method, leds: virtualKeyboard.leds, paused: paused,
+                                        application: hub.settings, observers: observers, onPanic: { [unowned self] in panicked() })
         (controller, engine) = factory.make(configuration, output: outputQueue, layout: activeLayout, state: state)
     }
 

@@ -29,7 +29,7 @@ final class KeymapCompiler {
     private let fd: Int32
     private var token: WatchToken?
     private var thread: WorkerThread?
-    private unowned let watcher: FileWatcher
+    private let watcher: FileWatcher
     /// The `done` of each owner's job, newest only, until its outcome is delivered.
     private var callbacks: [ObjectIdentifier: (Result<XKBLayout, XKBLayout.Error>) -> Void] = [:]
 

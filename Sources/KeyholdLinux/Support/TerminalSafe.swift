@@ -18,3 +18,9 @@ extension String {
     private static func isControl(_ s: Unicode.Scalar) -> Bool { s.value < 0x20 || (0x7F...0x9F).contains(s.value) }
     private static func hex2(_ v: UInt32) -> String { (v < 16 ? "0" : "") + String(v, radix: 16) }
 }
+
+extension String {
+    /// Without control characters (C0, DEL, C1): text a client sends that `keyhold status` may
+    /// print to a terminal, where those would be commands to it.
+    var isPrintable: Bool { unicodeScalars.allSatisfy { !Self.isControl($0) } }
+}
