@@ -12,18 +12,7 @@ final class SimulationFixtureTests: XCTestCase {
             do { outcome = try fixture.run() } catch {
                 XCTFail("\(fixture.name): \(error)"); continue
             }
-            if outcome.text != fixture.text {
-                XCTFail("\(fixture.name): text: expected \(SimulationFixture.quote(fixture.text)), got \(SimulationFixture.quote(outcome.text))")
-            }
-            for (kind, expected) in fixture.traces {
-                let got = outcome.lines(kind)
-                if got != expected {
-                    XCTFail("\(fixture.name): trace \(kind):\n  expected:\n\(Self.block(expected))\n  got:\n\(Self.block(got))")
-                }
-            }
-            if let held = fixture.held, held != outcome.held {
-                XCTFail("\(fixture.name): held: expected \(Self.keys(held)), got \(Self.keys(outcome.held))")
-            }
+            for mismatch in fixture.mismatches(in: outcome) { XCTFail("\(fixture.name): \(mismatch)") }
         }
     }
 
@@ -36,10 +25,4 @@ final class SimulationFixtureTests: XCTestCase {
             XCTAssertEqual("\(error)", "bad.txt:3: unknown field 'expect' (script, locale, config, text, held, trace KIND)")
         }
     }
-
-    static func block(_ lines: [String]) -> String {
-        lines.isEmpty ? "    (none)" : lines.map { "    " + $0 }.joined(separator: "\n")
-    }
-
-    static func keys(_ keys: [String]) -> String { keys.isEmpty ? "none" : keys.joined(separator: " ") }
 }
