@@ -103,7 +103,9 @@ public final class EventLoop: FileWatcher {
     public func stop() { stopped = true }
 
     /// Dispatches events until `stop()`; `batchEnd` runs after every batch of ready fds
-    /// (the daemon writes its output and re-arms its deadline timer there), then `afterBatch` work.
+    /// (the daemon writes its output and re-arms its deadline timer there), then `afterBatch`
+    /// work, then `batchEnd` again when there was any: what that work changed (a companion's
+    /// answer lets the output queue go on) is written and its deadline armed in the same turn.
     public func run(batchEnd: () -> Void) throws(SystemError) {
         stopped = false
         let capacity = 32
@@ -130,17 +132,19 @@ public final class EventLoop: FileWatcher {
                 if stopped { break }
             }
             batchEnd()
-            runDeferred()
+            if runDeferred() { batchEnd() }
         }
         while !deferred.isEmpty { runDeferred() }
     }
 
-    /// Runs the work queued so far; what it queues waits for the next turn.
-    private func runDeferred() {
+    /// Runs the work queued so far; what it queues waits for the next turn. False when there was none.
+    @discardableResult
+    private func runDeferred() -> Bool {
         let count = deferred.count
-        guard count > 0 else { return }
+        guard count > 0 else { return false }
         for i in 0..<count { deferred[i]() }
         deferred.removeFirst(count)
+        return true
     }
 
     private func slot(of token: Token) -> Int? {
