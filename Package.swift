@@ -95,7 +95,7 @@ let package = Package(
         // links a desktop library, never the daemon.
         .target(
             name: "CSessionX11",
-            linkerSettings: [.linkedLibrary("X11"), .linkedLibrary("Xtst"), .linkedLibrary("Xi"), .linkedLibrary("X11-xcb"),
+            linkerSettings: [.linkedLibrary("X11"), .linkedLibrary("Xtst"), .linkedLibrary("Xi"), .linkedLibrary("X11-xcb"), .linkedLibrary("xcb"),
                              .linkedLibrary("xkbcommon-x11"), .linkedLibrary("xkbcommon")]
         ),
         // Its Wayland backend (zwp_virtual_keyboard_v1, xkbcommon), with the protocol code
@@ -105,15 +105,15 @@ let package = Package(
             exclude: ["protocols"],
             linkerSettings: [.linkedLibrary("wayland-client"), .linkedLibrary("xkbcommon")]
         ),
-        // Its KWin backend (KDE Plasma): the input method KWin starts, its picker drawn with Pango
-        // on an input panel surface; the protocol code from protocols/ as CSessionWayland's.
+        // Its KDE Plasma backend: the input method KWin starts, its picker drawn with Pango on an
+        // input panel surface, KDE's keyboard layouts; the protocol code from protocols/ as
+        // CSessionWayland's.
         .target(
-            name: "CSessionInputMethod",
-            dependencies: ["CSessionWayland"],
+            name: "CSessionKWin",
             exclude: ["protocols"],
-            cSettings: pkgConfigCFlags("pangocairo"),
+            cSettings: pkgConfigCFlags("pangocairo", "gio-2.0"),
             linkerSettings: [.linkedLibrary("wayland-client"), .linkedLibrary("pangocairo-1.0"), .linkedLibrary("pango-1.0"),
-                             .linkedLibrary("cairo"), .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]
+                             .linkedLibrary("cairo"), .linkedLibrary("gio-2.0"), .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]
         ),
         // Its picker overlay: GTK 3, gtk-layer-shell and AT-SPI for the caret.
         .target(
@@ -122,7 +122,7 @@ let package = Package(
             linkerSettings: [.linkedLibrary("gtk-layer-shell"), .linkedLibrary("gtk-3"), .linkedLibrary("gdk-3"), .linkedLibrary("atspi"),
                              .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]
         ),
-        // Its IBus backend (GNOME, and wherever IBus is the input method) and GNOME's input
+        // Its GNOME backend: IBus (also wherever IBus is the input method) and GNOME's input
         // sources; GLib's main context, which the companion runs inside its own poll loop.
         .systemLibrary(name: "CGLib", pkgConfig: "glib-2.0", providers: [.apt(["libglib2.0-dev"])]),
         .target(
@@ -132,7 +132,7 @@ let package = Package(
         ),
         // keyhold-session: runs in a user's graphical session, types what the daemon hands it.
         .executableTarget(name: "keyhold-session",
-                          dependencies: ["KeyholdKit", "KeyholdLinux", "CSessionX11", "CSessionWayland", "CSessionInputMethod", "CSessionOverlay", "CSessionIBus",
+                          dependencies: ["KeyholdKit", "KeyholdLinux", "CSessionX11", "CSessionWayland", "CSessionKWin", "CSessionOverlay", "CSessionIBus",
                                          "CGLib", "CSystemd"],
                           linkerSettings: staticSwiftRuntime),
         // Prints engine throughput; run with `swift run -c release KeyholdBenchmarks`.

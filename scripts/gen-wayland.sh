@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Generates the Wayland protocol code CSessionWayland and CSessionInputMethod compile, from the
+# Generates the Wayland protocol code CSessionWayland and CSessionKWin compile, from the
 # protocol XML beside each,
 # with the system's wayland-scanner (SwiftPM cannot compile C a build plugin generates).
 #   scripts/gen-wayland.sh          # writes the files
@@ -7,7 +7,7 @@
 set -euo pipefail
 sources=$(cd "$(dirname "$0")/../Sources" && pwd)
 out=$(mktemp -d); trap 'rm -rf "$out"' EXIT
-for target in CSessionWayland CSessionInputMethod; do
+for target in CSessionWayland CSessionKWin; do
   cd "$sources/$target"
   for xml in protocols/*.xml; do
     name=$(basename "$xml" .xml)

@@ -1,20 +1,16 @@
 #include "CSessionIBus.h"
 #include <ibus.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 // IBus's "fake" input context stands for "no application's text input has the focus": created
 // first by ibus-daemon, so always InputContext_1 (bus/ibusimpl.c); text committed to it is
 // dropped with no error.
 #define FAKE_CONTEXT_SUFFIX "/InputContext_1"
 
-static IBusBus *bus;
-static IBusPanelService *panel;
-static gboolean named;
-static gchar *focused_path;
-static int purpose;
-static int focus_changes;
-// The lookup table shown last: hidden as it is (visible FALSE), not replaced by an empty one.
-static IBusLookupTable *shown_table;
+#define BUS(s) ((IBusBus *)(s)->bus)
+#define PANEL(s) ((IBusPanelService *)(s)->panel)
 
 // ---- Keys passing through IBus
 // ibus-daemon hands every message that matches a client's match rule to that client, method
@@ -25,83 +21,78 @@ static IBusLookupTable *shown_table;
 // thread, to a filter that counts them and drops them: nothing of a key is kept but its caller
 // and serial until its answer, and left to GDBus, a copied method call would be answered with an
 // error. (ibus-daemon takes connections from its own user only: no other user's keys are seen.)
-enum { MAX_PENDING = 256 };
-static GMutex keys_lock;
-static GCond keys_passed_cond;
-// `counts`: a key transition, not a repeat (khi_count_key_event).
-static struct { gchar *sender; guint32 serial; gboolean counts; } pending[MAX_PENDING];
-static guint64 keys_passed;
-static guint filter_id;
-static gchar *own_name;
-
-// The keys IBus has seen go down and not up. The desktop repeats a held key through the input
+//
+// The keys IBus has seen go down and not up: the desktop repeats a held key through the input
 // method too (mutter's text input hands it every autorepeat: meta_wayland_text_input_handle_event
 // in GNOME 43, _update later), presses that are none of the daemon's writes: counted, they let
 // the next character go before the keys written ahead of it (a held key, then a pick: the é
 // could go in before the Backspace that erases the e). Cleared when the focus moves: a key
-// released while no text input has the focus goes past IBus. Guarded by keys_lock.
-enum { KEY_BITS = 1024 };
-static guint8 keys_down[KEY_BITS / 8];
+// released while no text input has the focus goes past IBus.
 
-int khi_count_key_event(uint32_t keycode, int released) {
-    if (keycode >= KEY_BITS) return 1;
-    guint8 bit = (guint8)(1u << (keycode % 8));
-    guint8 *byte = &keys_down[keycode / 8];
-    if (released) { *byte &= (guint8)~bit; return 1; }
+int khi_count_key_event(struct khi_state *s, uint32_t keycode, int released) {
+    if (keycode >= KHI_KEY_BITS) return 1;
+    uint8_t bit = (uint8_t)(1u << (keycode % 8));
+    uint8_t *byte = &s->keys_down[keycode / 8];
+    if (released) { *byte &= (uint8_t)~bit; return 1; }
     if (*byte & bit) return 0;   // already down: a repeat
     *byte |= bit;
     return 1;
 }
 
-void khi_forget_keys_down(void) { memset(keys_down, 0, sizeof keys_down); }   // under keys_lock
+void khi_forget_keys_down(struct khi_state *s) { memset(s->keys_down, 0, sizeof s->keys_down); }
 
 // Whether a ProcessKeyEvent (keyval, keycode, state) is a transition; a malformed one counts.
-static gboolean counts_key_call(GDBusMessage *message) {
+static gboolean counts_key_call(struct khi_state *s, GDBusMessage *message) {
     GVariant *body = g_dbus_message_get_body(message);
     if (!body || !g_variant_is_of_type(body, G_VARIANT_TYPE("(uuu)"))) return TRUE;
     guint32 keyval, keycode, state;
     g_variant_get(body, "(uuu)", &keyval, &keycode, &state);
-    return khi_count_key_event(keycode, (state & IBUS_RELEASE_MASK) != 0);
+    return khi_count_key_event(s, keycode, (state & IBUS_RELEASE_MASK) != 0);
+}
+
+static void wake(struct khi_state *s) {
+    uint64_t one = 1;
+    if (s->wake_fd >= 0 && write(s->wake_fd, &one, sizeof one) < 0) { /* full: already readable */ }
 }
 
 static GDBusMessage *key_filter(GDBusConnection *c, GDBusMessage *message, gboolean incoming, gpointer data) {
-    (void)c; (void)data;
+    (void)c;
+    struct khi_state *s = data;
     if (!incoming) return message;
     const gchar *destination = g_dbus_message_get_destination(message);
     GDBusMessageType type = g_dbus_message_get_message_type(message);
     if (type == G_DBUS_MESSAGE_TYPE_METHOD_CALL
         && g_strcmp0(g_dbus_message_get_member(message), "ProcessKeyEvent") == 0
         && g_strcmp0(g_dbus_message_get_interface(message), IBUS_INTERFACE_INPUT_CONTEXT) == 0) {
-        g_mutex_lock(&keys_lock);
+        pthread_mutex_lock(&s->lock);
         int slot = 0;
-        while (slot < MAX_PENDING && pending[slot].sender) slot++;
-        if (slot == MAX_PENDING) {   // answers that never came (a program gone): forget them
-            for (int i = 0; i < MAX_PENDING; i++) g_clear_pointer(&pending[i].sender, g_free);
+        while (slot < KHI_MAX_PENDING && s->pending[slot].sender) slot++;
+        if (slot == KHI_MAX_PENDING) {   // answers that never came (a program gone): forget them
+            for (int i = 0; i < KHI_MAX_PENDING; i++) g_clear_pointer(&s->pending[i].sender, g_free);
             slot = 0;
         }
-        pending[slot].sender = g_strdup(g_dbus_message_get_sender(message));
-        pending[slot].serial = g_dbus_message_get_serial(message);
-        pending[slot].counts = counts_key_call(message);
-        g_mutex_unlock(&keys_lock);
+        s->pending[slot].sender = g_strdup(g_dbus_message_get_sender(message));
+        s->pending[slot].serial = g_dbus_message_get_serial(message);
+        s->pending[slot].counts = counts_key_call(s, message);
+        pthread_mutex_unlock(&s->lock);
         g_object_unref(message);
         return NULL;
     }
     // Every answer not addressed to this process is a copy (an engine's to ibus-daemon has none):
     // dropped, or GDBus could take one whose serial matches a call of its own for the answer.
     if ((type == G_DBUS_MESSAGE_TYPE_METHOD_RETURN || type == G_DBUS_MESSAGE_TYPE_ERROR)
-        && g_strcmp0(destination, own_name) != 0) {
+        && g_strcmp0(destination, s->own_name) != 0) {
         guint32 serial = g_dbus_message_get_reply_serial(message);
-        g_mutex_lock(&keys_lock);
-        for (int i = 0; i < MAX_PENDING; i++) {
-            if (!destination || !pending[i].sender || pending[i].serial != serial || strcmp(pending[i].sender, destination) != 0) continue;
-            g_clear_pointer(&pending[i].sender, g_free);
-            if (pending[i].counts) {
-                keys_passed++;
-                g_cond_broadcast(&keys_passed_cond);
-            }
+        int passed = 0;
+        pthread_mutex_lock(&s->lock);
+        for (int i = 0; i < KHI_MAX_PENDING; i++) {
+            if (!destination || !s->pending[i].sender || s->pending[i].serial != serial || strcmp(s->pending[i].sender, destination) != 0) continue;
+            g_clear_pointer(&s->pending[i].sender, g_free);
+            if (s->pending[i].counts) { s->keys_passed++; passed = 1; }
             break;
         }
-        g_mutex_unlock(&keys_lock);
+        pthread_mutex_unlock(&s->lock);
+        if (passed) wake(s);
         g_object_unref(message);
         return NULL;
     }
@@ -109,164 +100,181 @@ static GDBusMessage *key_filter(GDBusConnection *c, GDBusMessage *message, gbool
 }
 
 // The rules and the filter, on the connection of the moment.
-static void watch_keys(GDBusConnection *connection) {
-    g_free(own_name);
-    own_name = g_strdup(g_dbus_connection_get_unique_name(connection));
-    filter_id = g_dbus_connection_add_filter(connection, key_filter, NULL, NULL);
-    ibus_bus_add_match(bus, "type='method_call',interface='" IBUS_INTERFACE_INPUT_CONTEXT "',member='ProcessKeyEvent'");
-    ibus_bus_add_match(bus, "type='method_return'");
-    ibus_bus_add_match(bus, "type='error'");
+static void watch_keys(struct khi_state *s, GDBusConnection *connection) {
+    g_free(s->own_name);
+    s->own_name = g_strdup(g_dbus_connection_get_unique_name(connection));
+    s->filter_id = g_dbus_connection_add_filter(connection, key_filter, s, NULL);
+    ibus_bus_add_match(BUS(s), "type='method_call',interface='" IBUS_INTERFACE_INPUT_CONTEXT "',member='ProcessKeyEvent'");
+    ibus_bus_add_match(BUS(s), "type='method_return'");
+    ibus_bus_add_match(BUS(s), "type='error'");
 }
 
-void khi_reset_keys(void) {
-    g_mutex_lock(&keys_lock);
-    keys_passed = 0;
-    g_mutex_unlock(&keys_lock);
+void khi_reset_keys(struct khi_state *s) {
+    pthread_mutex_lock(&s->lock);
+    s->keys_passed = 0;
+    pthread_mutex_unlock(&s->lock);
 }
 
-int khi_wait_keys(uint64_t count, int timeout_ms) {
-    gint64 deadline = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
-    g_mutex_lock(&keys_lock);
-    while (keys_passed < count) {
-        if (!g_cond_wait_until(&keys_passed_cond, &keys_lock, deadline)) break;
-    }
-    int reached = keys_passed >= count;
-    g_mutex_unlock(&keys_lock);
-    return reached;
-}
-
-uint64_t khi_keys_passed(void) {
-    g_mutex_lock(&keys_lock);
-    uint64_t passed = keys_passed;
-    g_mutex_unlock(&keys_lock);
+uint64_t khi_keys_passed(struct khi_state *s) {
+    pthread_mutex_lock(&s->lock);
+    uint64_t passed = s->keys_passed;
+    pthread_mutex_unlock(&s->lock);
     return passed;
 }
+
+int khi_wake_fd(const struct khi_state *s) { return s->wake_fd; }
 
 static gboolean is_real_context(const gchar *path) {
     return path && !g_str_has_suffix(path, FAKE_CONTEXT_SUFFIX);
 }
 
 // The focus moved: no release of a key down now has to come through IBus.
-static void focus_moved(void) {
-    focus_changes++;
-    g_mutex_lock(&keys_lock);
-    khi_forget_keys_down();
-    g_mutex_unlock(&keys_lock);
+static void focus_moved(struct khi_state *s) {
+    s->focus_changes++;
+    pthread_mutex_lock(&s->lock);
+    khi_forget_keys_down(s);
+    pthread_mutex_unlock(&s->lock);
 }
 
 static void focus_in(IBusPanelService *p, const gchar *path, gpointer data) {
-    (void)p; (void)data;
-    if (g_strcmp0(path, focused_path) != 0) focus_moved();
-    g_free(focused_path);
-    focused_path = g_strdup(path);
+    (void)p;
+    struct khi_state *s = data;
+    if (g_strcmp0(path, s->focused_path) != 0) focus_moved(s);
+    g_free(s->focused_path);
+    s->focused_path = g_strdup(path);
 }
 
 static void focus_out(IBusPanelService *p, const gchar *path, gpointer data) {
-    (void)p; (void)data;
-    if (g_strcmp0(path, focused_path) != 0) return;   // an older context's late focus-out
-    g_free(focused_path);
-    focused_path = NULL;
-    purpose = 0;
-    focus_moved();
+    (void)p;
+    struct khi_state *s = data;
+    if (g_strcmp0(path, s->focused_path) != 0) return;   // an older context's late focus-out
+    g_clear_pointer(&s->focused_path, g_free);
+    s->purpose = 0;
+    focus_moved(s);
 }
 
 static void content_type(IBusPanelService *p, guint new_purpose, guint hints, gpointer data) {
-    (void)p; (void)hints; (void)data;
-    if ((int)new_purpose != purpose) focus_changes++;   // said just after the focus moved
-    purpose = (int)new_purpose;
+    (void)p; (void)hints;
+    struct khi_state *s = data;
+    if ((int)new_purpose != s->purpose) s->focus_changes++;   // said just after the focus moved
+    s->purpose = (int)new_purpose;
 }
 
 // The panel service (exported before the name is requested: ibus-daemon calls FocusIn on it as
 // soon as it sees the new owner), then the name. Again after each reconnection.
-static void take_extension(void) {
-    named = FALSE;
-    g_clear_pointer(&focused_path, g_free);
-    purpose = 0;
-    if (panel) {
-        ibus_object_destroy((IBusObject *)panel);
-        g_clear_object(&panel);
+static void take_extension(struct khi_state *s) {
+    s->named = FALSE;
+    g_clear_pointer(&s->focused_path, g_free);
+    s->purpose = 0;
+    if (s->panel) {
+        ibus_object_destroy((IBusObject *)s->panel);
+        g_clear_object(&s->panel);
     }
-    GDBusConnection *connection = ibus_bus_get_connection(bus);
+    GDBusConnection *connection = ibus_bus_get_connection(BUS(s));
     if (!connection) return;
-    watch_keys(connection);
-    panel = g_object_new(IBUS_TYPE_PANEL_SERVICE, "object-path", IBUS_PATH_PANEL_EXTENSION_EMOJI,
-                         "connection", connection, NULL);
-    g_signal_connect(panel, "focus-in", G_CALLBACK(focus_in), NULL);
-    g_signal_connect(panel, "focus-out", G_CALLBACK(focus_out), NULL);
-    g_signal_connect(panel, "set-content-type", G_CALLBACK(content_type), NULL);
-    guint reply = ibus_bus_request_name(bus, IBUS_SERVICE_PANEL_EXTENSION_EMOJI,
+    watch_keys(s, connection);
+    s->panel = g_object_new(IBUS_TYPE_PANEL_SERVICE, "object-path", IBUS_PATH_PANEL_EXTENSION_EMOJI,
+                            "connection", connection, NULL);
+    g_signal_connect(s->panel, "focus-in", G_CALLBACK(focus_in), s);
+    g_signal_connect(s->panel, "focus-out", G_CALLBACK(focus_out), s);
+    g_signal_connect(s->panel, "set-content-type", G_CALLBACK(content_type), s);
+    guint reply = ibus_bus_request_name(BUS(s), IBUS_SERVICE_PANEL_EXTENSION_EMOJI,
                                         IBUS_BUS_NAME_FLAG_REPLACE_EXISTING | IBUS_BUS_NAME_FLAG_DO_NOT_QUEUE);
-    named = reply == IBUS_BUS_REQUEST_NAME_REPLY_PRIMARY_OWNER || reply == IBUS_BUS_REQUEST_NAME_REPLY_ALREADY_OWNER;
-    if (!named) g_message("keyhold-session: cannot take %s (reply %u)", IBUS_SERVICE_PANEL_EXTENSION_EMOJI, reply);
+    s->named = reply == IBUS_BUS_REQUEST_NAME_REPLY_PRIMARY_OWNER || reply == IBUS_BUS_REQUEST_NAME_REPLY_ALREADY_OWNER;
+    if (!s->named) g_message("keyhold-session: cannot take %s (reply %u)", IBUS_SERVICE_PANEL_EXTENSION_EMOJI, reply);
 }
 
-static void connected(IBusBus *b, gpointer data) { (void)b; (void)data; take_extension(); }
+static void connected(IBusBus *b, gpointer data) { (void)b; take_extension(data); }
 static void disconnected(IBusBus *b, gpointer data) {
-    (void)b; (void)data;
-    named = FALSE;
-    g_clear_pointer(&focused_path, g_free);
-    focus_moved();
+    (void)b;
+    struct khi_state *s = data;
+    s->named = FALSE;
+    g_clear_pointer(&s->focused_path, g_free);
+    focus_moved(s);
 }
 
-int khi_open(void) {
-    if (bus) return khi_ready();
+int khi_open(struct khi_state *s) {
+    if (s->bus) return khi_ready(s);
+    pthread_mutex_init(&s->lock, NULL);
+    s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    s->sync_answered = s->panel_answered = 1;
     ibus_init();
-    bus = ibus_bus_new();
-    if (!bus) return -1;
-    g_signal_connect(bus, "connected", G_CALLBACK(connected), NULL);
-    g_signal_connect(bus, "disconnected", G_CALLBACK(disconnected), NULL);
-    if (!ibus_bus_is_connected(bus)) return 0;
-    take_extension();
-    return named ? 1 : -1;
+    s->bus = ibus_bus_new();
+    if (!s->bus) return -1;
+    g_signal_connect(s->bus, "connected", G_CALLBACK(connected), s);
+    g_signal_connect(s->bus, "disconnected", G_CALLBACK(disconnected), s);
+    if (!ibus_bus_is_connected(BUS(s))) return 0;
+    take_extension(s);
+    return s->named ? 1 : -1;
 }
 
-void khi_close(void) {
-    if (!bus) return;
-    GDBusConnection *connection = ibus_bus_get_connection(bus);
-    if (filter_id && connection) g_dbus_connection_remove_filter(connection, filter_id);
-    filter_id = 0;
-    if (named) ibus_bus_release_name(bus, IBUS_SERVICE_PANEL_EXTENSION_EMOJI);
-    if (panel) {
-        ibus_object_destroy((IBusObject *)panel);
-        g_clear_object(&panel);
+void khi_close(struct khi_state *s) {
+    if (!s->bus) return;
+    GDBusConnection *connection = ibus_bus_get_connection(BUS(s));
+    if (s->filter_id && connection) g_dbus_connection_remove_filter(connection, s->filter_id);
+    s->filter_id = 0;
+    if (s->named) ibus_bus_release_name(BUS(s), IBUS_SERVICE_PANEL_EXTENSION_EMOJI);
+    if (s->panel) {
+        ibus_object_destroy((IBusObject *)s->panel);
+        g_clear_object(&s->panel);
     }
-    g_signal_handlers_disconnect_by_data(bus, NULL);
-    g_clear_object(&bus);
-    g_clear_pointer(&focused_path, g_free);
-    g_clear_object(&shown_table);
-    named = FALSE;
+    g_signal_handlers_disconnect_by_data(s->bus, s);
+    g_clear_object(&s->bus);
+    g_clear_pointer(&s->focused_path, g_free);
+    g_clear_object(&s->shown_table);
+    s->named = FALSE;
+    // Round trips still under way find their generation gone by (the state itself stays).
+    s->sync_generation++; s->panel_generation++;
+    s->sync_answered = s->panel_answered = 1;
 }
 
-int khi_ready(void) { return bus && named && ibus_bus_is_connected(bus); }
+int khi_ready(const struct khi_state *s) { return s->bus && s->named && ibus_bus_is_connected(BUS(s)); }
 
-int khi_focused(void) { return khi_ready() && is_real_context(focused_path); }
+int khi_focused(const struct khi_state *s) { return khi_ready(s) && is_real_context(s->focused_path); }
 
-int khi_purpose(void) { return khi_focused() ? purpose : 0; }
+int khi_purpose(const struct khi_state *s) { return khi_focused(s) ? s->purpose : 0; }
 
-int khi_take_focus_changes(void) {
-    int n = focus_changes;
-    focus_changes = 0;
+int khi_take_focus_changes(struct khi_state *s) {
+    int n = s->focus_changes;
+    s->focus_changes = 0;
     return n;
 }
 
-int khi_commit(const char *utf8) {
-    if (!khi_focused()) return -1;
+int khi_commit(struct khi_state *s, const char *utf8) {
+    if (!khi_focused(s)) return -1;
     IBusText *text = g_object_ref_sink(ibus_text_new_from_string(utf8));
-    ibus_panel_service_commit_text(panel, text);
+    ibus_panel_service_commit_text(PANEL(s), text);
     g_object_unref(text);
     return 0;
 }
 
-int khi_sync(void) {
-    if (!khi_ready()) return -1;
+// ---- Round trips, answered through the main context
+
+// What an answer needs: whose, and which round trip it ends (a newer one makes it stale).
+struct round_trip { struct khi_state *s; unsigned generation; int panel; };
+
+static void answered(GObject *source, GAsyncResult *result, gpointer data) {
+    struct round_trip *trip = data;
+    GVariant *reply = g_dbus_connection_call_finish(G_DBUS_CONNECTION(source), result, NULL);
+    if (reply) g_variant_unref(reply);   // an error or a timeout ends the wait as well
+    struct khi_state *s = trip->s;
+    if (trip->panel) { if (trip->generation == s->panel_generation) s->panel_answered = 1; }
+    else if (trip->generation == s->sync_generation) s->sync_answered = 1;
+    g_free(trip);
+}
+
+int khi_sync_start(struct khi_state *s) {
+    if (!khi_ready(s)) return -1;
+    struct round_trip *trip = g_new(struct round_trip, 1);
+    *trip = (struct round_trip){ s, ++s->sync_generation, 0 };
+    s->sync_answered = 0;
     // Any method call: ibus-daemon handles one connection's messages in order.
-    GVariant *reply = g_dbus_connection_call_sync(ibus_bus_get_connection(bus), "org.freedesktop.DBus",
-                                                  "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetId",
-                                                  NULL, NULL, G_DBUS_CALL_FLAGS_NONE, 2000, NULL, NULL);
-    if (!reply) return -1;
-    g_variant_unref(reply);
+    g_dbus_connection_call(ibus_bus_get_connection(BUS(s)), "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                           "org.freedesktop.DBus", "GetId", NULL, NULL, G_DBUS_CALL_FLAGS_NONE, 2000, NULL, answered, trip);
     return 0;
 }
+
+int khi_sync_done(const struct khi_state *s) { return s->sync_answered; }
 
 // GNOME Shell puts a key that passed IBus back into mutter's event queue from the main-thread
 // callback of its ProcessKeyEvent answer; mutter's backend source hands the program one queued
@@ -279,19 +287,23 @@ int khi_sync(void) {
 // A Wayland round trip alone proves nothing of the answers: GNOME Shell reads them on GDBus's
 // worker thread, which a loaded machine may run late. Properties.GetAll of the panel's interface
 // (it has none) is answered from the main context and changes nothing.
-int khi_sync_panel(void) {
-    if (!khi_ready()) return -1;
-    GVariant *reply = g_dbus_connection_call_sync(ibus_bus_get_connection(bus), IBUS_SERVICE_PANEL, IBUS_PATH_PANEL,
-                                                  "org.freedesktop.DBus.Properties", "GetAll",
-                                                  g_variant_new("(s)", IBUS_INTERFACE_PANEL), NULL,
-                                                  G_DBUS_CALL_FLAGS_NONE, 1000, NULL, NULL);
-    if (!reply) return -1;
-    g_variant_unref(reply);
+int khi_sync_panel_start(struct khi_state *s) {
+    if (!khi_ready(s)) return -1;
+    struct round_trip *trip = g_new(struct round_trip, 1);
+    *trip = (struct round_trip){ s, ++s->panel_generation, 1 };
+    s->panel_answered = 0;
+    g_dbus_connection_call(ibus_bus_get_connection(BUS(s)), IBUS_SERVICE_PANEL, IBUS_PATH_PANEL, "org.freedesktop.DBus.Properties",
+                           "GetAll", g_variant_new("(s)", IBUS_INTERFACE_PANEL), NULL, G_DBUS_CALL_FLAGS_NONE, 1000, NULL,
+                           answered, trip);
     return 0;
 }
 
-void khi_show_table(const char *const *candidates, int count, int cursor) {
-    if (!khi_ready() || count <= 0) return;
+int khi_sync_panel_done(const struct khi_state *s) { return s->panel_answered; }
+
+// ---- The picker as a lookup table
+
+void khi_show_table(struct khi_state *s, const char *const *candidates, int count, int cursor) {
+    if (!khi_ready(s) || count <= 0) return;
     if (count > 16) count = 16;   // IBus's page size limit; callouts have fewer
     IBusLookupTable *table = g_object_ref_sink(ibus_lookup_table_new((guint)count, 0, TRUE, FALSE));
     ibus_lookup_table_set_orientation(table, IBUS_ORIENTATION_HORIZONTAL);
@@ -301,13 +313,13 @@ void khi_show_table(const char *const *candidates, int count, int cursor) {
     }
     if (cursor >= 0 && cursor < count) ibus_lookup_table_set_cursor_pos(table, (guint)cursor);
     ibus_lookup_table_set_cursor_visible(table, cursor >= 0 && cursor < count);
-    ibus_panel_service_update_lookup_table_received(panel, table, TRUE);
-    if (shown_table) g_object_unref(shown_table);
-    shown_table = table;
+    ibus_panel_service_update_lookup_table_received(PANEL(s), table, TRUE);
+    if (s->shown_table) g_object_unref(s->shown_table);
+    s->shown_table = table;
 }
 
-void khi_hide_table(void) {
-    if (!khi_ready() || !shown_table) return;
-    ibus_panel_service_update_lookup_table_received(panel, shown_table, FALSE);
-    g_clear_object(&shown_table);
+void khi_hide_table(struct khi_state *s) {
+    if (!khi_ready(s) || !s->shown_table) return;
+    ibus_panel_service_update_lookup_table_received(PANEL(s), s->shown_table, FALSE);
+    g_clear_object(&s->shown_table);
 }

@@ -9,30 +9,33 @@
 // settings say it: the current source is the first of `mru-sources` (GNOME Shell rewrites it on
 // every switch) that is still among `sources`.
 
-static GSettings *settings;
-static int changes;
-
-static void changed(GSettings *s, const gchar *key, gpointer data) {
-    (void)s; (void)data;
-    if (!strcmp(key, "sources") || !strcmp(key, "mru-sources") || !strcmp(key, "xkb-options")) changes++;
+static void changed(GSettings *settings, const gchar *key, gpointer data) {
+    (void)settings;
+    struct khg_state *s = data;
+    if (!strcmp(key, "sources") || !strcmp(key, "mru-sources") || !strcmp(key, "xkb-options")) s->changes++;
 }
 
-int khg_open(void) {
-    if (settings) return 1;
+int khg_open(struct khg_state *s) {
+    if (s->settings) return 1;
     const char *desktop = g_getenv("XDG_CURRENT_DESKTOP");
     if (!desktop || !strstr(desktop, "GNOME")) return 0;
     GSettingsSchemaSource *source = g_settings_schema_source_get_default();
     GSettingsSchema *schema = source ? g_settings_schema_source_lookup(source, "org.gnome.desktop.input-sources", TRUE) : NULL;
     if (!schema) return 0;   // g_settings_new would abort without it
     g_settings_schema_unref(schema);
-    settings = g_settings_new("org.gnome.desktop.input-sources");
-    g_signal_connect(settings, "changed", G_CALLBACK(changed), NULL);
+    s->settings = g_settings_new("org.gnome.desktop.input-sources");
+    g_signal_connect(s->settings, "changed", G_CALLBACK(changed), s);
     return 1;
 }
 
-int khg_take_changes(void) {
-    int n = changes;
-    changes = 0;
+void khg_close(struct khg_state *s) {
+    if (s->settings) g_signal_handlers_disconnect_by_data(s->settings, s);
+    g_clear_object(&s->settings);
+}
+
+int khg_take_changes(struct khg_state *s) {
+    int n = s->changes;
+    s->changes = 0;
     return n;
 }
 
@@ -44,10 +47,10 @@ static int contains(GVariant *sources, const char *type, const char *id) {
     return 0;
 }
 
-// An IBus engine's own layout (most say "us"; "default": the layout before it).
-static void engine_layout(const char *engine, char *layout, int layout_size, char *variant, int variant_size) {
-    IBusBus *bus = ibus_bus_new();
-    if (!bus || !ibus_bus_is_connected(bus)) { if (bus) g_object_unref(bus); return; }
+// An IBus engine's own layout (most say "us"; "default": the layout before it). Asked of
+// ibus-daemon and waited for: only when the current source is an IBus engine and changed.
+static void engine_layout(IBusBus *bus, const char *engine, char *layout, int layout_size, char *variant, int variant_size) {
+    if (!bus || !ibus_bus_is_connected(bus)) return;
     const gchar *names[] = { engine, NULL };
     IBusEngineDesc **descs = ibus_bus_get_engines_by_names(bus, names);
     if (descs && descs[0]) {
@@ -59,10 +62,11 @@ static void engine_layout(const char *engine, char *layout, int layout_size, cha
     }
     for (int i = 0; descs && descs[i]; i++) g_object_unref(descs[i]);
     g_free(descs);
-    g_object_unref(bus);
 }
 
-int khg_current(char *layout, int layout_size, char *variant, int variant_size, char *options, int options_size) {
+int khg_current(const struct khg_state *s, struct khi_state *ibus, char *layout, int layout_size, char *variant, int variant_size,
+                char *options, int options_size) {
+    GSettings *settings = s->settings;
     if (!settings) return 0;
     g_strlcpy(layout, "us", (gsize)layout_size);
     variant[0] = options[0] = 0;
@@ -83,7 +87,7 @@ int khg_current(char *layout, int layout_size, char *variant, int variant_size, 
             g_strlcpy(layout, id, (gsize)layout_size);
         }
     } else if (type && !strcmp(type, "ibus")) {
-        engine_layout(id, layout, layout_size, variant, variant_size);
+        engine_layout(ibus ? ibus->bus : NULL, id, layout, layout_size, variant, variant_size);
     }
     gchar **xkb_options = g_settings_get_strv(settings, "xkb-options");
     gchar *joined = g_strjoinv(",", xkb_options);

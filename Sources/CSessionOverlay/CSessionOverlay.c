@@ -4,14 +4,11 @@
 #include <gtk-layer-shell/gtk-layer-shell.h>
 #include <string.h>
 
-enum { MAX_CELLS = 40, BOTTOM_MARGIN = 96, CARET_GAP = 6 };
+enum { BOTTOM_MARGIN = 96, CARET_GAP = 6 };
 
-static int layer_shell;
-static int follows_caret;   // X11 with an accessibility bus: screen coordinates of the caret
-static GtkWidget *window, *row;
-static GtkWidget *cells[MAX_CELLS];
-static int cell_count;
-static int picked = -1;   // a candidate clicked, until kho_take_pick
+#define WINDOW(s) ((GtkWidget *)(s)->window)
+#define ROW(s) ((GtkWidget *)(s)->row)
+#define CELL(s, i) ((GtkWidget *)(s)->cells[i])
 
 // Large enough to read at a glance; colours from the desktop's theme (light or dark).
 static const char *css =
@@ -23,7 +20,8 @@ static const char *css =
     ".keyhold-character { font-size: 34px; }"
     ".keyhold-base .keyhold-character { opacity: 0.6; }";
 
-int kho_init(void) {
+int kho_init(struct kho_state *s) {
+    s->picked = -1;
     // GTK's own accessibility bridge would register this process's windows on the accessibility
     // bus, which then calls and signals it at any time (and GTK answers some calls blocking): the
     // picker takes no focus and is read by no one, while the companion must stay idle and answer
@@ -31,9 +29,9 @@ int kho_init(void) {
     setenv("NO_AT_BRIDGE", "1", 1);
     if (!gtk_init_check(NULL, NULL)) return 0;
     GdkDisplay *display = gdk_display_get_default();
-    layer_shell = gtk_layer_is_supported();
+    s->layer_shell = gtk_layer_is_supported();
     // Wayland without wlr-layer-shell has no surface that stays out of the focus chain.
-    if (!layer_shell && strcmp(G_OBJECT_TYPE_NAME(display), "GdkX11Display") != 0) return 0;
+    if (!s->layer_shell && strcmp(G_OBJECT_TYPE_NAME(display), "GdkX11Display") != 0) return 0;
     GtkCssProvider *provider = gtk_css_provider_new();
     gtk_css_provider_load_from_data(provider, css, -1, NULL);
     gtk_style_context_add_provider_for_screen(gdk_screen_get_default(), GTK_STYLE_PROVIDER(provider),
@@ -43,34 +41,43 @@ int kho_init(void) {
     // window can.
     // AT-SPI says which kind of widget has the focus everywhere (a password field, no text
     // field); where the caret is only matters without layer-shell, which places the picker itself.
-    int accessibility = khc_start();
-    if (!layer_shell) follows_caret = accessibility;
+    int accessibility = khc_start(&s->accessibility);
+    if (!s->layer_shell) s->follows_caret = accessibility;
     return 1;
 }
 
-int kho_follows_caret(void) { return follows_caret; }
+int kho_follows_caret(const struct kho_state *s) { return s->follows_caret; }
 
-void kho_warm_up(void) {
-    // The first picker loads the theme and fonts: done here, not while a key waits behind it.
-    kho_begin("e");
-    kho_add("\xc3\xa9");
-    gtk_widget_show_all(row);
-    GtkRequisition size;
-    gtk_widget_get_preferred_size(window, NULL, &size);
-    kho_hide();
+int kho_retry_accessibility(struct kho_state *s) {
+    s->accessibility.registry_error[0] = 0;
+    int accessibility = khc_start(&s->accessibility);
+    if (!s->layer_shell) s->follows_caret = accessibility;
+    return accessibility;
 }
 
-static gboolean cell_clicked(GtkWidget *widget, GdkEventButton *event, gpointer index) {
-    (void)widget;
-    if (event->type == GDK_BUTTON_PRESS && event->button == 1) picked = GPOINTER_TO_INT(index);
+void kho_warm_up(struct kho_state *s) {
+    // The first picker loads the theme and fonts: done here, not while a key waits behind it.
+    kho_begin(s, "e");
+    kho_add(s, "\xc3\xa9");
+    gtk_widget_show_all(ROW(s));
+    GtkRequisition size;
+    gtk_widget_get_preferred_size(WINDOW(s), NULL, &size);
+    kho_hide(s);
+}
+
+// A cell's index rides on the widget (its "keyhold-index" data), the state in the callback's data.
+static gboolean cell_clicked(GtkWidget *widget, GdkEventButton *event, gpointer data) {
+    struct kho_state *s = data;
+    if (event->type == GDK_BUTTON_PRESS && event->button == 1) s->picked = GPOINTER_TO_INT(g_object_get_data(G_OBJECT(widget), "keyhold-index"));
     return TRUE;
 }
 
-static GtkWidget *cell(int index, const char *number, const char *character) {
+static GtkWidget *cell(struct kho_state *s, int index, const char *number, const char *character) {
     // An event box: a click on the candidate picks it.
     GtkWidget *clickable = gtk_event_box_new();
     gtk_event_box_set_visible_window(GTK_EVENT_BOX(clickable), FALSE);   // input only: the cell draws
-    g_signal_connect(clickable, "button-press-event", G_CALLBACK(cell_clicked), GINT_TO_POINTER(index));
+    g_object_set_data(G_OBJECT(clickable), "keyhold-index", GINT_TO_POINTER(index));
+    g_signal_connect(clickable, "button-press-event", G_CALLBACK(cell_clicked), s);
     GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
     gtk_container_add(GTK_CONTAINER(clickable), box);
     gtk_style_context_add_class(gtk_widget_get_style_context(box), "keyhold-cell");
@@ -83,14 +90,15 @@ static GtkWidget *cell(int index, const char *number, const char *character) {
     return clickable;
 }
 
-void kho_hide(void) {
-    if (window) gtk_widget_destroy(window);
-    window = NULL; row = NULL; cell_count = 0;
+void kho_hide(struct kho_state *s) {
+    if (s->window) gtk_widget_destroy(WINDOW(s));
+    s->window = NULL; s->row = NULL; s->cell_count = 0;
 }
 
-void kho_begin(const char *base) {
-    kho_hide();
-    if (layer_shell) {
+void kho_begin(struct kho_state *s, const char *base) {
+    kho_hide(s);
+    GtkWidget *window;
+    if (s->layer_shell) {
         window = gtk_window_new(GTK_WINDOW_TOPLEVEL);
         gtk_layer_init_for_window(GTK_WINDOW(window));
         gtk_layer_set_namespace(GTK_WINDOW(window), "keyhold-picker");
@@ -105,43 +113,46 @@ void kho_begin(const char *base) {
     }
     gtk_window_set_title(GTK_WINDOW(window), "keyhold-picker");
     gtk_style_context_add_class(gtk_widget_get_style_context(window), "keyhold-picker");
-    row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 2);
+    GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 2);
     gtk_box_set_homogeneous(GTK_BOX(row), TRUE);
     gtk_container_add(GTK_CONTAINER(window), row);
-    cells[0] = cell(0, " ", base);
-    gtk_style_context_add_class(gtk_widget_get_style_context(gtk_bin_get_child(GTK_BIN(cells[0]))), "keyhold-base");
-    picked = -1;
-    gtk_box_pack_start(GTK_BOX(row), cells[0], FALSE, FALSE, 0);
-    cell_count = 1;
+    s->window = window;
+    s->row = row;
+    s->cells[0] = cell(s, 0, " ", base);
+    gtk_style_context_add_class(gtk_widget_get_style_context(gtk_bin_get_child(GTK_BIN(CELL(s, 0)))), "keyhold-base");
+    s->picked = -1;
+    gtk_box_pack_start(GTK_BOX(row), CELL(s, 0), FALSE, FALSE, 0);
+    s->cell_count = 1;
 }
 
-void kho_add(const char *candidate) {
-    if (!row || cell_count == MAX_CELLS) return;
+void kho_add(struct kho_state *s, const char *candidate) {
+    if (!s->row || s->cell_count == KHO_MAX_CELLS) return;
     char number[12];
-    snprintf(number, sizeof number, "%d", cell_count);
-    cells[cell_count] = cell(cell_count, number, candidate);
-    gtk_box_pack_start(GTK_BOX(row), cells[cell_count], FALSE, FALSE, 0);
-    cell_count++;
+    snprintf(number, sizeof number, "%d", s->cell_count);
+    s->cells[s->cell_count] = cell(s, s->cell_count, number, candidate);
+    gtk_box_pack_start(GTK_BOX(ROW(s)), CELL(s, s->cell_count), FALSE, FALSE, 0);
+    s->cell_count++;
 }
 
-void kho_select(int selected) {
-    for (int i = 0; i < cell_count; i++) {
-        GtkStyleContext *style = gtk_widget_get_style_context(gtk_bin_get_child(GTK_BIN(cells[i])));
+void kho_select(struct kho_state *s, int selected) {
+    for (int i = 0; i < s->cell_count; i++) {
+        GtkStyleContext *style = gtk_widget_get_style_context(gtk_bin_get_child(GTK_BIN(CELL(s, i))));
         if (i == selected) gtk_style_context_add_class(style, "selected");
         else gtk_style_context_remove_class(style, "selected");
     }
 }
 
-void kho_present(int selected) {
-    if (!window) return;
-    kho_select(selected);
-    gtk_widget_show_all(row);
-    if (!layer_shell) {
+void kho_present(struct kho_state *s, int selected) {
+    if (!s->window) return;
+    GtkWidget *window = WINDOW(s);
+    kho_select(s, selected);
+    gtk_widget_show_all(ROW(s));
+    if (!s->layer_shell) {
         GdkDisplay *display = gdk_display_get_default();
         GtkRequisition size;
         gtk_widget_get_preferred_size(window, NULL, &size);
         int cx, cy, cw, ch, x = 0, y = 0;
-        int at_caret = follows_caret && khc_caret(&cx, &cy, &cw, &ch);
+        int at_caret = s->follows_caret && khc_caret(&s->accessibility, &cx, &cy, &cw, &ch);
         if (at_caret) { x = cx; y = cy; }
         else {
             GdkDevice *pointer = gdk_seat_get_pointer(gdk_display_get_default_seat(display));
@@ -167,17 +178,17 @@ void kho_present(int selected) {
     gtk_widget_show(window);
 }
 
-int kho_visible(void) { return window && gtk_widget_get_mapped(window); }
+int kho_visible(const struct kho_state *s) { return s->window && gtk_widget_get_mapped(WINDOW(s)); }
 
-int kho_take_pick(void) {
-    int index = picked;
-    picked = -1;
+int kho_take_pick(struct kho_state *s) {
+    int index = s->picked;
+    s->picked = -1;
     return index;
 }
 
-int kho_pointer_inside(void) {
-    if (!kho_visible()) return 0;
-    GdkWindow *own = gtk_widget_get_window(window);
+int kho_pointer_inside(const struct kho_state *s) {
+    if (!kho_visible(s)) return 0;
+    GdkWindow *own = gtk_widget_get_window(WINDOW(s));
     GdkDevice *pointer = gdk_seat_get_pointer(gdk_display_get_default_seat(gdk_display_get_default()));
     if (!own || !pointer) return 0;
     int x = 0, y = 0;
@@ -187,6 +198,8 @@ int kho_pointer_inside(void) {
     return x >= frame.x && x < frame.x + frame.width && y >= frame.y && y < frame.y + frame.height;
 }
 
-int kho_focus_kind(int *pid, int64_t *at_ms) { return khc_focus_kind(pid, at_ms); }
-const char *kho_accessibility_error(void) { return khc_registry_error(); }
-int64_t kho_focus_moved_at(void) { return khc_focus_moved_at(); }
+int kho_focus_kind(struct kho_state *s, int *pid, int64_t *at_ms) { return khc_focus_kind(&s->accessibility, pid, at_ms); }
+const char *kho_accessibility_error(const struct kho_state *s) {
+    return s->accessibility.registry_error[0] ? s->accessibility.registry_error : NULL;
+}
+int64_t kho_focus_moved_at(const struct kho_state *s) { return s->accessibility.focused_at; }

@@ -8,10 +8,6 @@
 // it. The accessible that last gained focus is kept (a focus listener, so applications report
 // focus changes only, not every caret move); its caret is asked for when a callout opens.
 
-static AtspiAccessible *focused;
-static int64_t focused_at;   // CLOCK_MONOTONIC ms of the last focus event
-static int started;
-
 static int64_t now_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -19,25 +15,23 @@ static int64_t now_ms(void) {
 }
 
 static void focus_changed(AtspiEvent *event, void *data) {
-    (void)data;
+    struct khc_state *s = data;
     if (event->detail1 && event->source) {
-        if (focused) g_object_unref(focused);
-        focused = g_object_ref(event->source);
-        focused_at = now_ms();
-    } else if (event->source && event->source == focused) {
+        if (s->focused) g_object_unref(s->focused);
+        s->focused = g_object_ref(event->source);
+        s->focused_at = now_ms();
+    } else if (event->source && (void *)event->source == s->focused) {
         // It lost the focus (its window did): no text field is known to have it now.
-        g_object_unref(focused);
-        focused = NULL;
-        focused_at = now_ms();
+        g_clear_object(&s->focused);
+        s->focused_at = now_ms();
     }
     g_boxed_free(ATSPI_TYPE_EVENT, event);
 }
 
-int64_t khc_focus_moved_at(void) { return focused_at; }
-
-int khc_focus_kind(int *pid, int64_t *at_ms) {
-    *at_ms = focused_at;
+int khc_focus_kind(struct khc_state *s, int *pid, int64_t *at_ms) {
+    *at_ms = s->focused_at;
     *pid = 0;
+    AtspiAccessible *focused = s->focused;
     if (!focused) return KHC_FOCUS_UNKNOWN;
     GError *error = NULL;
     guint process = atspi_accessible_get_process_id(focused, &error);
@@ -56,12 +50,8 @@ int khc_focus_kind(int *pid, int64_t *at_ms) {
     return editable ? KHC_FOCUS_TEXT : KHC_FOCUS_OTHER;
 }
 
-static char registry_error[200];
-
-const char *khc_registry_error(void) { return registry_error[0] ? registry_error : NULL; }
-
-int khc_start(void) {
-    if (started) return 1;
+int khc_start(struct khc_state *s) {
+    if (s->started) return 1;
     if (atspi_init() > 1) return 0;   // 0: started, 1: already; more: no accessibility bus
     // A call answered late must not hold a character up: the bottom centre serves then.
     atspi_set_timeout(100, 1000);
@@ -73,19 +63,19 @@ int khc_start(void) {
     gint applications = desktop ? atspi_accessible_get_child_count(desktop, &error) : -1;
     if (desktop) g_object_unref(desktop);
     if (error || applications < 0) {
-        snprintf(registry_error, sizeof registry_error, "%s", error ? error->message : "no list of applications");
+        snprintf(s->registry_error, sizeof s->registry_error, "%s", error ? error->message : "no list of applications");
         if (error) g_error_free(error);
         return 0;
     }
-    AtspiEventListener *listener = atspi_event_listener_new(focus_changed, NULL, NULL);
+    AtspiEventListener *listener = atspi_event_listener_new(focus_changed, s, NULL);
     if (!atspi_event_listener_register(listener, "object:state-changed:focused", NULL)) return 0;
-    started = 1;
+    s->started = 1;
     return 1;
 }
 
-int khc_caret(int *x, int *y, int *width, int *height) {
-    if (!focused) return 0;
-    AtspiText *text = atspi_accessible_get_text_iface(focused);
+int khc_caret(struct khc_state *s, int *x, int *y, int *width, int *height) {
+    if (!s->focused) return 0;
+    AtspiText *text = atspi_accessible_get_text_iface(s->focused);
     if (!text) return 0;
     int found = 0;
     GError *error = NULL;

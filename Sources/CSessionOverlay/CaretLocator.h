@@ -1,17 +1,15 @@
 #ifndef KEYHOLD_CARET_LOCATOR_H
 #define KEYHOLD_CARET_LOCATOR_H
-// Connects to the accessibility bus and follows the focus: 1, or 0 where there is no bus or its
-// registry does not answer (then khc_registry_error says why).
-int khc_start(void);
-const char *khc_registry_error(void);
-// The screen rectangle of the character before the focused text's caret: 1, or 0 when unknown.
-int khc_caret(int *x, int *y, int *width, int *height);
+#include "CSessionOverlay.h"
 #include <stdint.h>
+// Connects to the accessibility bus and follows the focus: 1, or 0 where there is no bus or its
+// registry does not answer (then registry_error says why).
+int khc_start(struct khc_state *s);
+// The screen rectangle of the character before the focused text's caret: 1, or 0 when unknown.
+int khc_caret(struct khc_state *s, int *x, int *y, int *width, int *height);
 // What the accessible that has the focus is, as its application says through AT-SPI.
 enum { KHC_FOCUS_UNKNOWN = 0, KHC_FOCUS_TEXT = 1, KHC_FOCUS_PASSWORD = 2, KHC_FOCUS_TERMINAL = 3, KHC_FOCUS_OTHER = 4 };
 // Its kind, its application's pid (0: not known) and when the focus last moved (CLOCK_MONOTONIC
 // ms; 0: never seen).
-int khc_focus_kind(int *pid, int64_t *at_ms);
-// When the focus last moved (no D-Bus call: what the last focus event said).
-int64_t khc_focus_moved_at(void);
+int khc_focus_kind(struct khc_state *s, int *pid, int64_t *at_ms);
 #endif

@@ -31,18 +31,6 @@ static const struct { uint32_t keycode; const char *keysym; } kept_keys[] = {
 };
 enum { KEPT_COUNT = sizeof kept_keys / sizeof kept_keys[0] };
 
-static struct wl_display *display;
-static struct wl_registry *registry;
-static struct wl_seat *seat;
-static struct wl_keyboard *keyboard;
-static struct zwp_virtual_keyboard_manager_v1 *manager;
-static struct zwp_virtual_keyboard_v1 *virtual_keyboard;
-static char *desktop_keymap;
-static unsigned keymap_generation, reported_generation;
-// Character i is on XKB keycode khw_slot_keycode(i) of the virtual keyboard's keymap.
-static xkb_keysym_t mapped[MAX_MAPPED];
-static int mapped_count;
-
 static uint32_t now_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -52,7 +40,8 @@ static uint32_t now_ms(void) {
 // ---- the seat's keyboard: the desktop's keymap
 
 static void keyboard_keymap(void *data, struct wl_keyboard *kb, uint32_t format, int32_t fd, uint32_t size) {
-    (void)data; (void)kb;
+    (void)kb;
+    struct khw_state *s = data;
     if (format != WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1 || size == 0) { close(fd); return; }
     char *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
@@ -61,10 +50,10 @@ static void keyboard_keymap(void *data, struct wl_keyboard *kb, uint32_t format,
     munmap(map, size);
     if (!text) return;
     if (strstr(text, "xkb_keycodes \"" OWN_KEYMAP_NAME "\"")) { free(text); return; }
-    if (desktop_keymap && strcmp(desktop_keymap, text) == 0) { free(text); return; }
-    free(desktop_keymap);
-    desktop_keymap = text;
-    keymap_generation++;
+    if (s->desktop_keymap && strcmp(s->desktop_keymap, text) == 0) { free(text); return; }
+    free(s->desktop_keymap);
+    s->desktop_keymap = text;
+    s->keymap_generation++;
 }
 static void keyboard_enter(void *d, struct wl_keyboard *k, uint32_t s, struct wl_surface *f, struct wl_array *a) { (void)d; (void)k; (void)s; (void)f; (void)a; }
 static void keyboard_leave(void *d, struct wl_keyboard *k, uint32_t s, struct wl_surface *f) { (void)d; (void)k; (void)s; (void)f; }
@@ -75,31 +64,30 @@ static const struct wl_keyboard_listener keyboard_listener = {
     keyboard_keymap, keyboard_enter, keyboard_leave, keyboard_key, keyboard_modifiers, keyboard_repeat_info,
 };
 
-static void seat_capabilities(void *data, struct wl_seat *s, uint32_t caps) {
-    (void)data;
-    if ((caps & WL_SEAT_CAPABILITY_KEYBOARD) && !keyboard) {
-        keyboard = wl_seat_get_keyboard(s);
-        wl_keyboard_add_listener(keyboard, &keyboard_listener, NULL);
-    } else if (!(caps & WL_SEAT_CAPABILITY_KEYBOARD) && keyboard) {
-        wl_keyboard_destroy(keyboard);   // wl_keyboard.release needs version 3; destroy is local
-        keyboard = NULL;
+static void seat_capabilities(void *data, struct wl_seat *seat, uint32_t caps) {
+    struct khw_state *s = data;
+    if ((caps & WL_SEAT_CAPABILITY_KEYBOARD) && !s->keyboard) {
+        s->keyboard = wl_seat_get_keyboard(seat);
+        wl_keyboard_add_listener(s->keyboard, &keyboard_listener, s);
+    } else if (!(caps & WL_SEAT_CAPABILITY_KEYBOARD) && s->keyboard) {
+        wl_keyboard_destroy(s->keyboard);   // wl_keyboard.release needs version 3; destroy is local
+        s->keyboard = NULL;
     }
 }
 static void seat_name(void *d, struct wl_seat *s, const char *n) { (void)d; (void)s; (void)n; }
 static const struct wl_seat_listener seat_listener = { seat_capabilities, seat_name };
 
-static struct zwlr_foreign_toplevel_manager_v1 *toplevels;
 static const struct zwlr_foreign_toplevel_manager_v1_listener toplevels_listener;
 static void registry_global(void *data, struct wl_registry *r, uint32_t name, const char *interface, uint32_t version) {
-    (void)data;
-    if (strcmp(interface, wl_seat_interface.name) == 0 && !seat) {
-        seat = wl_registry_bind(r, name, &wl_seat_interface, version < 2 ? version : 2);
-        wl_seat_add_listener(seat, &seat_listener, NULL);
-    } else if (strcmp(interface, zwp_virtual_keyboard_manager_v1_interface.name) == 0 && !manager) {
-        manager = wl_registry_bind(r, name, &zwp_virtual_keyboard_manager_v1_interface, 1);
-    } else if (strcmp(interface, zwlr_foreign_toplevel_manager_v1_interface.name) == 0 && !toplevels) {
-        toplevels = wl_registry_bind(r, name, &zwlr_foreign_toplevel_manager_v1_interface, version < 2 ? version : 2);
-        zwlr_foreign_toplevel_manager_v1_add_listener(toplevels, &toplevels_listener, NULL);
+    struct khw_state *s = data;
+    if (strcmp(interface, wl_seat_interface.name) == 0 && !s->seat) {
+        s->seat = wl_registry_bind(r, name, &wl_seat_interface, version < 2 ? version : 2);
+        wl_seat_add_listener(s->seat, &seat_listener, s);
+    } else if (strcmp(interface, zwp_virtual_keyboard_manager_v1_interface.name) == 0 && !s->manager) {
+        s->manager = wl_registry_bind(r, name, &zwp_virtual_keyboard_manager_v1_interface, 1);
+    } else if (strcmp(interface, zwlr_foreign_toplevel_manager_v1_interface.name) == 0 && !s->toplevels) {
+        s->toplevels = wl_registry_bind(r, name, &zwlr_foreign_toplevel_manager_v1_interface, version < 2 ? version : 2);
+        zwlr_foreign_toplevel_manager_v1_add_listener(s->toplevels, &toplevels_listener, s);
     }
 }
 static void registry_global_remove(void *d, struct wl_registry *r, uint32_t n) { (void)d; (void)r; (void)n; }
@@ -107,30 +95,19 @@ static const struct wl_registry_listener registry_listener = { registry_global, 
 
 // ---- the active window (wlr-foreign-toplevel-management): another one activated closes a callout
 
-static struct zwlr_foreign_toplevel_handle_v1 *active_toplevel;
-static int focus_changes;
-
 static void toplevel_title(void *d, struct zwlr_foreign_toplevel_handle_v1 *h, const char *t) { (void)d; (void)h; (void)t; }
-// Each handle's user data (`struct toplevel`): its app_id and its last states, read at done.
-struct toplevel { char app_id[256]; int activated, fullscreen; };
-static struct toplevel *toplevel_of(struct zwlr_foreign_toplevel_handle_v1 *h) {
-    struct toplevel *t = zwlr_foreign_toplevel_handle_v1_get_user_data(h);
-    if (!t) {
-        t = calloc(1, sizeof *t);
-        zwlr_foreign_toplevel_handle_v1_set_user_data(h, t);
-    }
-    return t;
-}
-static void toplevel_app_id(void *d, struct zwlr_foreign_toplevel_handle_v1 *h, const char *a) {
-    (void)d;
-    struct toplevel *t = toplevel_of(h);
-    if (t) snprintf(t->app_id, sizeof t->app_id, "%s", a ? a : "");
+// Each handle's data (its listener's, which is its user data): the state it belongs to, its
+// app_id and its last states, read at done. Made when the handle comes, freed when it closes.
+struct toplevel { struct khw_state *s; char app_id[256]; int activated, fullscreen; };
+static void toplevel_app_id(void *data, struct zwlr_foreign_toplevel_handle_v1 *h, const char *a) {
+    (void)h;
+    struct toplevel *t = data;
+    snprintf(t->app_id, sizeof t->app_id, "%s", a ? a : "");
 }
 static void toplevel_output(void *d, struct zwlr_foreign_toplevel_handle_v1 *h, struct wl_output *o) { (void)d; (void)h; (void)o; }
 static void toplevel_state(void *data, struct zwlr_foreign_toplevel_handle_v1 *h, struct wl_array *states) {
-    (void)data;
-    struct toplevel *t = toplevel_of(h);
-    if (!t) return;
+    (void)h;
+    struct toplevel *t = data;
     t->activated = t->fullscreen = 0;
     uint32_t *state;
     wl_array_for_each(state, states) {
@@ -139,35 +116,37 @@ static void toplevel_state(void *data, struct zwlr_foreign_toplevel_handle_v1 *h
     }
 }
 static void toplevel_done(void *data, struct zwlr_foreign_toplevel_handle_v1 *h) {
-    (void)data;
-    struct toplevel *t = toplevel_of(h);
-    int activated = t && t->activated;
-    if (activated && h != active_toplevel) {
+    struct toplevel *t = data;
+    struct khw_state *s = t->s;
+    if (t->activated && h != s->active_toplevel) {
         // The first report after binding is where the focus already was, not a change.
-        if (active_toplevel) focus_changes++;
-        active_toplevel = h;
-    } else if (!activated && h == active_toplevel) {
-        active_toplevel = NULL;
-        focus_changes++;
+        if (s->active_toplevel) s->focus_changes++;
+        s->active_toplevel = h;
+    } else if (!t->activated && h == s->active_toplevel) {
+        s->active_toplevel = NULL;
+        s->focus_changes++;
     }
 }
 static void toplevel_closed(void *data, struct zwlr_foreign_toplevel_handle_v1 *h) {
-    (void)data;
-    if (h == active_toplevel) active_toplevel = NULL;
-    free(zwlr_foreign_toplevel_handle_v1_get_user_data(h));
+    struct toplevel *t = data;
+    if (h == t->s->active_toplevel) t->s->active_toplevel = NULL;
+    free(t);
     zwlr_foreign_toplevel_handle_v1_destroy(h);
 }
 static const struct zwlr_foreign_toplevel_handle_v1_listener toplevel_listener = {
     toplevel_title, toplevel_app_id, toplevel_output, toplevel_output, toplevel_state, toplevel_done, toplevel_closed,
 };
-static void toplevel_new(void *d, struct zwlr_foreign_toplevel_manager_v1 *m, struct zwlr_foreign_toplevel_handle_v1 *h) {
-    (void)d; (void)m;
-    zwlr_foreign_toplevel_handle_v1_add_listener(h, &toplevel_listener, NULL);
+static void toplevel_new(void *data, struct zwlr_foreign_toplevel_manager_v1 *m, struct zwlr_foreign_toplevel_handle_v1 *h) {
+    (void)m;
+    struct toplevel *t = calloc(1, sizeof *t);
+    if (!t) { zwlr_foreign_toplevel_handle_v1_destroy(h); return; }
+    t->s = data;
+    zwlr_foreign_toplevel_handle_v1_add_listener(h, &toplevel_listener, t);
 }
-static void toplevels_finished(void *d, struct zwlr_foreign_toplevel_manager_v1 *m) {
-    (void)d;
+static void toplevels_finished(void *data, struct zwlr_foreign_toplevel_manager_v1 *m) {
+    struct khw_state *s = data;
     zwlr_foreign_toplevel_manager_v1_destroy(m);
-    toplevels = NULL;
+    s->toplevels = NULL;
 }
 static const struct zwlr_foreign_toplevel_manager_v1_listener toplevels_listener = { toplevel_new, toplevels_finished };
 
@@ -205,121 +184,138 @@ char *khw_keymap_for(const uint32_t *keysyms, int count) {
 }
 
 // Uploads the keymap of the mapped characters.
-static int upload_keymap(void) {
-    char *text = khw_keymap_for(mapped, mapped_count);
+static int upload_keymap(struct khw_state *s) {
+    char *text = khw_keymap_for(s->mapped, s->mapped_count);
     if (!text) return -1;
     size_t len = strlen(text);
     int fd = memfd_create("keyhold-session-keymap", MFD_CLOEXEC);
     int ok = fd >= 0 && write(fd, text, len + 1) == (ssize_t)(len + 1);   // with its NUL, as keymaps are sent
     free(text);
     if (!ok) { if (fd >= 0) close(fd); return -1; }
-    zwp_virtual_keyboard_v1_keymap(virtual_keyboard, WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1, fd, (uint32_t)(len + 1));
+    zwp_virtual_keyboard_v1_keymap(s->virtual_keyboard, WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1, fd, (uint32_t)(len + 1));
     close(fd);   // the request carries a duplicate
     return 0;
 }
 
 // ---- the public functions
 
-int khw_open(int with_virtual_keyboard) {
-    display = wl_display_connect(NULL);
-    if (!display) return -1;
-    registry = wl_display_get_registry(display);
-    wl_registry_add_listener(registry, &registry_listener, NULL);
-    if (wl_display_roundtrip(display) < 0) { khw_close(); return -1; }
-    if (with_virtual_keyboard && !manager) { khw_close(); return -2; }
-    if (!seat) { khw_close(); return -3; }
-    mapped_count = 0;
+int khw_open(struct khw_state *s, int with_virtual_keyboard) {
+    s->display = wl_display_connect(NULL);
+    if (!s->display) return -1;
+    s->registry = wl_display_get_registry(s->display);
+    wl_registry_add_listener(s->registry, &registry_listener, s);
+    if (wl_display_roundtrip(s->display) < 0) { khw_close(s); return -1; }
+    if (with_virtual_keyboard && !s->manager) { khw_close(s); return -2; }
+    if (!s->seat) { khw_close(s); return -3; }
+    s->mapped_count = 0;
+    s->sync_answered = 1;
     if (with_virtual_keyboard) {
-        virtual_keyboard = zwp_virtual_keyboard_manager_v1_create_virtual_keyboard(manager, seat);
-        if (upload_keymap() != 0) { khw_close(); return -1; }
+        s->virtual_keyboard = zwp_virtual_keyboard_manager_v1_create_virtual_keyboard(s->manager, s->seat);
+        if (upload_keymap(s) != 0) { khw_close(s); return -1; }
     }
     // The seat's capabilities, then the keyboard's keymap.
-    if (wl_display_roundtrip(display) < 0 || wl_display_roundtrip(display) < 0) { khw_close(); return -1; }
-    return wl_display_get_fd(display);
+    if (wl_display_roundtrip(s->display) < 0 || wl_display_roundtrip(s->display) < 0) { khw_close(s); return -1; }
+    return wl_display_get_fd(s->display);
 }
 
-struct wl_display *khw_display(void) { return display; }
-
-void khw_close(void) {
-    if (!display) return;
-    if (virtual_keyboard) zwp_virtual_keyboard_v1_destroy(virtual_keyboard);
-    if (keyboard) wl_keyboard_destroy(keyboard);
-    if (manager) zwp_virtual_keyboard_manager_v1_destroy(manager);
-    if (toplevels) zwlr_foreign_toplevel_manager_v1_destroy(toplevels);   // handles go with the connection
-    if (seat) wl_seat_destroy(seat);
-    if (registry) wl_registry_destroy(registry);
-    wl_display_flush(display);
-    wl_display_disconnect(display);
-    display = NULL; registry = NULL; seat = NULL; keyboard = NULL; manager = NULL; virtual_keyboard = NULL;
-    toplevels = NULL; active_toplevel = NULL; focus_changes = 0;
-    free(desktop_keymap);
-    desktop_keymap = NULL;
+void khw_close(struct khw_state *s) {
+    if (!s->display) return;
+    if (s->sync) wl_callback_destroy(s->sync);
+    if (s->virtual_keyboard) zwp_virtual_keyboard_v1_destroy(s->virtual_keyboard);
+    if (s->keyboard) wl_keyboard_destroy(s->keyboard);
+    if (s->manager) zwp_virtual_keyboard_manager_v1_destroy(s->manager);
+    if (s->toplevels) zwlr_foreign_toplevel_manager_v1_destroy(s->toplevels);   // handles go with the connection
+    if (s->seat) wl_seat_destroy(s->seat);
+    if (s->registry) wl_registry_destroy(s->registry);
+    wl_display_flush(s->display);
+    wl_display_disconnect(s->display);
+    free(s->desktop_keymap);
+    memset(s, 0, sizeof *s);
 }
 
-int khw_dispatch(int readable) {
+int khw_dispatch(struct khw_state *s, int readable) {
+    if (!s->display) return -1;
     if (readable) {
         // The socket has data: this reads it without waiting.
-        if (wl_display_dispatch(display) < 0) return -1;
-    } else if (wl_display_dispatch_pending(display) < 0) {
+        if (wl_display_dispatch(s->display) < 0) return -1;
+    } else if (wl_display_dispatch_pending(s->display) < 0) {
         return -1;
     }
-    if (wl_display_flush(display) < 0 && errno != EAGAIN) return -1;
-    // Also a keymap that came in during khw_open or khw_sync.
-    int changed = keymap_generation != reported_generation;
-    reported_generation = keymap_generation;
+    if (wl_display_flush(s->display) < 0 && errno != EAGAIN) return -1;
+    // Also a keymap that came in during khw_open.
+    int changed = s->keymap_generation != s->reported_generation;
+    s->reported_generation = s->keymap_generation;
     return changed;
 }
 
-int khw_type(uint32_t codepoint) {
-    if (!virtual_keyboard) return -1;
+int khw_type(struct khw_state *s, uint32_t codepoint) {
+    if (!s->virtual_keyboard) return -1;
     xkb_keysym_t keysym = xkb_utf32_to_keysym(codepoint);
     if (keysym == XKB_KEY_NoSymbol) return -1;
     int slot = -1;
-    for (int i = 0; i < mapped_count; i++) if (mapped[i] == keysym) { slot = i; break; }
+    for (int i = 0; i < s->mapped_count; i++) if (s->mapped[i] == keysym) { slot = i; break; }
     if (slot < 0) {
         // Full: start over. A client reads a key with the keymap the seat sent before it, in
         // order, so no earlier character can change under it.
-        if (mapped_count == MAX_MAPPED) mapped_count = 0;
-        slot = mapped_count++;
-        mapped[slot] = keysym;
-        if (upload_keymap() != 0) { mapped_count--; return -1; }
+        if (s->mapped_count == KHW_MAX_MAPPED) s->mapped_count = 0;
+        slot = s->mapped_count++;
+        s->mapped[slot] = keysym;
+        if (upload_keymap(s) != 0) { s->mapped_count--; return -1; }
     }
     // Always the keymap again: the compositor may have replaced it (sway applies its keyboard
     // settings to every keyboard, this one included, when they change).
-    else if (upload_keymap() != 0) return -1;
+    else if (upload_keymap(s) != 0) return -1;
     uint32_t key = khw_slot_keycode(slot) - 8;
-    zwp_virtual_keyboard_v1_key(virtual_keyboard, now_ms(), key, WL_KEYBOARD_KEY_STATE_PRESSED);
-    zwp_virtual_keyboard_v1_key(virtual_keyboard, now_ms(), key, WL_KEYBOARD_KEY_STATE_RELEASED);
+    zwp_virtual_keyboard_v1_key(s->virtual_keyboard, now_ms(), key, WL_KEYBOARD_KEY_STATE_PRESSED);
+    zwp_virtual_keyboard_v1_key(s->virtual_keyboard, now_ms(), key, WL_KEYBOARD_KEY_STATE_RELEASED);
     return 0;
 }
 
-int khw_flush(void) {
-    while (wl_display_flush(display) < 0) {
-        if (errno != EAGAIN) return -1;
-        // The compositor is slow to read: wait until it can take more (never drop a key).
-        struct pollfd pfd = { wl_display_get_fd(display), POLLOUT, 0 };
-        if (poll(&pfd, 1, 2000) <= 0) return -1;
+int khw_flush(struct khw_state *s) {
+    if (!s->display) return -1;
+    if (wl_display_flush(s->display) >= 0) return 0;
+    return errno == EAGAIN ? 1 : -1;
+}
+
+static void sync_done(void *data, struct wl_callback *callback, uint32_t serial) {
+    (void)serial;
+    struct khw_state *s = data;
+    if (callback == s->sync) {
+        s->sync = NULL;
+        s->sync_answered = 1;
     }
-    return 0;
+    wl_callback_destroy(callback);
+}
+static const struct wl_callback_listener sync_listener = { sync_done };
+
+int khw_sync_start(struct khw_state *s) {
+    if (!s->display) return -1;
+    // One at a time: an older one still under way is answered first anyway, and ignored.
+    if (s->sync) wl_callback_destroy(s->sync);
+    s->sync = wl_display_sync(s->display);
+    if (!s->sync) return -1;
+    wl_callback_add_listener(s->sync, &sync_listener, s);
+    s->sync_answered = 0;
+    return khw_flush(s) < 0 ? -1 : 0;
 }
 
-int khw_sync(void) { return wl_display_roundtrip(display) < 0 ? -1 : 0; }
+int khw_sync_done(const struct khw_state *s) { return s->sync_answered; }
 
-char *khw_keymap_text(void) { return desktop_keymap ? strdup(desktop_keymap) : NULL; }
+char *khw_keymap_text(const struct khw_state *s) { return s->desktop_keymap ? strdup(s->desktop_keymap) : NULL; }
 
-int khw_follows_focus(void) { return toplevels != NULL; }
+int khw_follows_focus(const struct khw_state *s) { return s->toplevels != NULL; }
 
-int khw_focus(char *app_id, int app_id_size, int *fullscreen) {
-    if (!active_toplevel) return 0;
-    struct toplevel *t = zwlr_foreign_toplevel_handle_v1_get_user_data(active_toplevel);
+int khw_focus(const struct khw_state *s, char *app_id, int app_id_size, int *fullscreen) {
+    if (!s->active_toplevel) return 0;
+    struct toplevel *t = zwlr_foreign_toplevel_handle_v1_get_user_data(s->active_toplevel);
     if (!t) return 0;
     snprintf(app_id, (size_t)app_id_size, "%s", t->app_id);
     *fullscreen = t->fullscreen;
     return 1;
 }
 
-int khw_take_focus_changes(void) {
-    int n = focus_changes;
-    focus_changes = 0;
+int khw_take_focus_changes(struct khw_state *s) {
+    int n = s->focus_changes;
+    s->focus_changes = 0;
     return n;
 }

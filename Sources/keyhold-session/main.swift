@@ -56,34 +56,12 @@ if !SessionLock.acquire(display: display, takeOver: kwinInputMethod) {
     exit(0)
 }
 
-let typist: SessionTypist
-// What the companion cannot do here and why: the daemon's `keyhold status` shows it.
-var limitation: String?
+let desktop: Desktop
 do {
-    if kwinInputMethod {
-        typist = try KWinTypist()
-    } else if wayland {
-        do throws(WaylandTypist.OpenError) {
-            typist = try WaylandTypist()
-        } catch .noVirtualKeyboard {
-            // GNOME and KDE Plasma keep virtual keyboards to their own input methods: IBus is the
-            // way in (GNOME runs it; elsewhere the user may).
-            if environment("XDG_CURRENT_DESKTOP")?.contains("KDE") == true {
-                limitation = "KWin did not start keyhold-session as its input method (another one, fcitx5 or none, is selected), so characters go through IBus where it runs, else through the daemon's ctrl-shift-u, which Qt programs ignore: select Keyhold in System Settings > Keyboard > Virtual Keyboard"
-                Log.notice(limitation!)
-            }
-            typist = IBusTypist(seat: try WaylandTypist(virtualKeyboard: false))
-        }
-    } else if environment("DISPLAY") != nil {
-        // GNOME on X11 runs IBus as on Wayland, and its programs take text through it; XTest
-        // would type there too, but the picker would be an overlay of ours and accents would
-        // race the keys IBus holds back. Elsewhere IBus is the way where it runs at the start.
-        let gnome = environment("XDG_CURRENT_DESKTOP")?.split(separator: ":").contains("GNOME") == true
-        typist = gnome || IBusTypist.isRunning ? IBusTypist(seat: try X11Typist()) : try X11Typist()
-    } else {
-        Log.notice("no graphical session (neither WAYLAND_DISPLAY nor DISPLAY is set)")
-        exit(0)
-    }
+    desktop = try Desktop.open(wayland: wayland, kwinInputMethod: kwinInputMethod, currentDesktop: environment("XDG_CURRENT_DESKTOP"))
+} catch let error as Desktop.Choice {
+    Log.notice("\(error)")
+    exit(0)
 } catch {
     Log.error("\(error)")
     exit(1)
@@ -99,25 +77,16 @@ for signo in [SIGTERM, SIGINT, SIGHUP] {
 }
 signal(SIGPIPE, SIG_IGN)
 
-// The picker: through IBus, its lookup table, which the desktop draws at the caret; else an
-// overlay of our own, GTK on the same display (its own connection).
-// As KWin's input method, its input panel, which KWin places under the text cursor.
-let overlay = typist is IBusTypist || typist is KWinTypist ? nil : PickerOverlay()
-let picker: CandidatePicker?
-switch typist {
-case is IBusTypist: picker = IBusLookupTablePicker()
-case is KWinTypist: picker = KWinPanelPicker()
-default: picker = overlay
+switch desktop.picker {
+case is IBusLookupTablePicker: Log.info("the picker shows as IBus's candidates, which the desktop draws at the text caret")
+case is KWinPanelPicker: Log.info("the picker shows as KWin's input panel, under the text cursor")
+case nil: Log.notice("no picker overlay in this session (no wlr-layer-shell on this Wayland compositor)")
+default: if desktop.overlay?.followsCaret == true { Log.info("the picker shows at the text caret where applications report it (AT-SPI)") }
 }
-if typist is IBusTypist { Log.info("the picker shows as IBus's candidates, which the desktop draws at the text caret") }
-else if typist is KWinTypist { Log.info("the picker shows as KWin's input panel, under the text cursor") }
-else if overlay == nil { Log.notice("no picker overlay in this session (no wlr-layer-shell on this Wayland compositor)") }
-else if overlay?.followsCaret == true { Log.info("the picker shows at the text caret where applications report it (AT-SPI)") }
-if let why = overlay?.accessibilityError {
-    Log.warning("AT-SPI's registry does not answer (\(why)): password fields and terminals are not told from other text fields; its accessibility bus is likely left from an earlier X11 login (a logout, then a login after the user's services have stopped, starts a new one)")
+if let why = desktop.overlay?.accessibilityError {
+    Log.notice("AT-SPI's registry has not answered yet (\(why)); asking again")
 }
-let companion = Companion(typist: typist, picker: picker, overlay: overlay, sound: SessionSound(device: audioDevice),
-                          controlPath: controlPath, limitation: limitation)
+let companion = Companion(desktop: desktop, sound: SessionSound(device: audioDevice), controlPath: controlPath)
 companion.run { stopRequested != 0 }
 Log.info("stopping; the keymap is as the desktop made it")
 exit(0)

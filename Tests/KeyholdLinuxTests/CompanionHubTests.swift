@@ -143,6 +143,37 @@ final class CompanionHubTests: XCTestCase {
         XCTAssertThrowsError(try first.readLine(timeout: 200))
     }
 
+    /// A batch's callout events go at its end: a pick (a move to the candidate, then the close,
+    /// in one batch) is one event, the close, and it goes before the character picked.
+    func testAPickIsItsCloseBeforeItsCharacter() throws {
+        let rig = try HubRig(path: path)
+        defer { rig.stop() }
+        let client = try ControlClient(path: path)
+        XCTAssertEqual(try CompanionEvent(json: client.request(.companion(.hello(CompanionHello(backend: "ibus", capabilities: [.commitsText]))))), .accepted)
+        XCTAssertEqual(try rig.event(client), .active)
+        let t = Timestamp(microseconds: 1_000_000)
+        rig.loop.sync { rig.hub.record(.callout(.opened(base: "e", candidates: ["è", "é", "ê"]), t)) }
+        XCTAssertEqual(try rig.event(client), .callout(.opened(base: "e", candidates: ["è", "é", "ê"]), at: t))
+        rig.loop.sync {
+            rig.hub.record(.callout(.moved(index: 1, shown: "è"), t))
+            rig.hub.record(.callout(.moved(index: 2, shown: "é"), t))
+            rig.hub.record(.callout(.closed(text: "é"), t))
+            rig.output.handOff("é", fallback: [])
+            rig.output.drain()
+        }
+        XCTAssertEqual(try rig.event(client), .callout(.closed(text: "é"), at: t), "no move before the close")
+        guard case .type(_, _, _, "é") = try rig.event(client) else { return XCTFail("then the character") }
+        // Arrows in a batch of their own: the last move only.
+        rig.loop.sync { rig.hub.record(.callout(.opened(base: "a", candidates: ["à", "á"]), t)) }
+        XCTAssertEqual(try rig.event(client), .callout(.opened(base: "a", candidates: ["à", "á"]), at: t))
+        rig.loop.sync {
+            rig.hub.record(.callout(.moved(index: 1, shown: "à"), t))
+            rig.hub.record(.callout(.moved(index: 2, shown: "á"), t))
+        }
+        XCTAssertEqual(try rig.event(client), .callout(.moved(index: 2, shown: "á"), at: t))
+        XCTAssertThrowsError(try client.readLine(timeout: 200), "and nothing else")
+    }
+
     /// A companion that misses its deadline is dropped and the character typed with its keys; a
     /// second miss in a row benches its session: a companion connecting then is taken but not
     /// handed text until the bench is over.

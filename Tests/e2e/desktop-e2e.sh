@@ -560,31 +560,37 @@ percentiles() {
   sort -n | awk -v noun="${1:-sounds}" '{a[NR]=$1} END {if (!NR) {print "none"; exit}; i=int(NR*0.99)+1; if (i>NR) i=NR
     printf "%d %s: p50 %d µs, p99 %d µs, max %d µs", NR, noun, a[int(NR*0.5)+1], a[i], a[NR]}'
 }
-# im_delay_benchmark APP FILE TIMES: the delay from a key press to its character in the entry APP
-# (FILE; TIMES: its ENTRY_TIMES), 20 times each: x, which the layout types (GNOME hands the key
-# to IBus and back; KWin passes it on), and F3's text:ł, which the layout lacks (the daemon hands
-# it to the companion, which commits it through the input method, IBus after Keyhold's keys
-# before it have passed IBus, KWin's after a round trip). Printed; their difference is what the
-# input method adds.
-im_delay_benchmark() {
-  local app=$1 file=$2 times=$3 i kind key want tag pressed arrived out=$E2E_WORK/im-delay desktop=GNOME im=IBus entry="a GTK 3 entry"
-  [ "$KDE" = 1 ] && desktop=KDE im="KWin's input method" entry="a Qt line edit"
-  : > "$out.layout"; : > "$out.ibus"
-  for i in $(seq 20); do
-    for kind in layout ibus; do
-      key=KEY_X want=x; [ "$kind" = ibus ] && key=KEY_F3 want=ł
-      clear "$app" "$file"; : > "$times"
-      tag="press-$kind-$i"
-      src_send kb "d $key" "stamp $tag" "u $key"
+# character_delay_benchmark APP FILE TIMES BACKEND: the delay from a key press to its character
+# in the entry APP (FILE, started as "...entry.py FILE"; TIMES: its ENTRY_TIMES), 10 times each:
+# x, which the layout types (the key alone: GNOME hands it to IBus and back, KWin and the X
+# server pass it on); F3's text:ł, which the layout lacks (the daemon hands it to the companion,
+# which types it through BACKEND once Keyhold's keys before it have arrived); and a pick (hold
+# e, then 2: a BackSpace right before é, the ordering's hardest case). Printed, with what the
+# companion adds to a key at p50; the entry is emptied through its signal, not keys.
+character_delay_benchmark() {
+  local app=$1 file=$2 times=$3 backend=$4 i kind want tag pressed arrived out=$E2E_WORK/char-delay desktop=$TARGET
+  : > "$out.layout"; : > "$out.companion"; : > "$out.pick"
+  for i in $(seq 10); do
+    for kind in layout companion pick; do
+      rm -f "$file.cleared"
+      pkill -USR1 -f "entry.py $file" && wait_until 10 test -e "$file.cleared" && wait_until 10 eval "[ ! -s '$file' ]" || continue
+      : > "$times"
+      tag="press-$TARGET-$app-$kind-$i"   # (each once in the source's record)
+      case $kind in
+        layout) want=x; src_send kb "d KEY_X" "stamp $tag" "u KEY_X" ;;
+        companion) want=ł; src_send kb "d KEY_F3" "stamp $tag" "u KEY_F3" ;;
+        pick) want=é; src_send kb "d e" "t 600" "u e" "t 50" "d KEY_2" "stamp $tag" "u KEY_2" ;;
+      esac
       wait_until 5 eval "[ \"\$(cat '$file')\" = '$want' ]" || continue
       pressed=$(awk -v t="$tag" '$1 == t { print $2 }' "${SRC_OUT[kb]}")
       arrived=$(awk -v w="$want" '$2 == w { print $1; exit }' "$times")
       [ -n "$pressed" ] && [ -n "$arrived" ] && echo $((arrived - pressed)) >> "$out.$kind"
     done
   done
-  log "benchmark ($desktop): key press -> character in $entry: x, the layout's: $(percentiles characters < "$out.layout")"
-  log "benchmark ($desktop): key press -> character in $entry: ł, committed by the companion through $im: $(percentiles characters < "$out.ibus")"
-  log "benchmark ($desktop): what committing through $im adds to a key at p50: $(( $(median "$out.ibus") - $(median "$out.layout") )) µs"
+  log "benchmark ($desktop): key press -> character in $app: x, the layout's: $(percentiles characters < "$out.layout")"
+  log "benchmark ($desktop): key press -> character in $app: ł, typed by the companion through $backend: $(percentiles characters < "$out.companion")"
+  log "benchmark ($desktop): key press -> character in $app: 2 picking é after e (a BackSpace, then é through $backend): $(percentiles characters < "$out.pick")"
+  log "benchmark ($desktop): what typing through $backend adds to a key at p50: $(( $(median "$out.companion") - $(median "$out.layout") )) µs (a pick: $(( $(median "$out.pick") - $(median "$out.layout") )) µs)"
 }
 # median FILE: the p50 of its numbers (0 when none)
 median() { sort -n "$1" | awk '{a[NR]=$1} END {print NR ? a[int(NR*0.5)+1] : 0}'; }
@@ -671,7 +677,7 @@ EOF
   x setxkbmap us
 
   # ---- GTK 3 entry, us
-  x /usr/bin/python3 "$HERE/gtk-entry.py" "$gtk" keyhold-gtk > "$E2E_WORK/gtk.out" 2>&1 &
+  x env ENTRY_TIMES="$gtk.times" /usr/bin/python3 "$HERE/gtk-entry.py" "$gtk" keyhold-gtk > "$E2E_WORK/gtk.out" 2>&1 &
   E2E_PIDS+=("$!")
   check "GTK entry started" wait_until 60 grep -q ready "$E2E_WORK/gtk.out"
   check "GTK entry focused" focus keyhold-gtk
@@ -734,6 +740,8 @@ EOF
     order_cell xterm us "$term"
   else fail "xterm focused (companion, us)"; fi
   apps_check "$gtk" xterm "$term"
+  focus keyhold-gtk
+  character_delay_benchmark gtk "$gtk" "$gtk.times" XTest
 
   # The added delay of a character typed through the companion (hand-off to acknowledgement: the
   # X server has delivered it), over the cells above.
@@ -814,7 +822,7 @@ wayland_phase() {
 
   wl foot --title keyhold-foot sh -c "stty raw -echo; exec cat >> '$foot'" > "$E2E_WORK/wl/foot.out" 2>&1 &
   E2E_PIDS+=("$!")
-  wl env GDK_BACKEND=wayland /usr/bin/python3 "$HERE/gtk-entry.py" "$gtk" keyhold-gtk > "$E2E_WORK/wl/gtk.out" 2>&1 &
+  wl env GDK_BACKEND=wayland ENTRY_TIMES="$gtk.times" /usr/bin/python3 "$HERE/gtk-entry.py" "$gtk" keyhold-gtk > "$E2E_WORK/wl/gtk.out" 2>&1 &
   E2E_PIDS+=("$!")
   check "foot started" wait_until 60 eval "wl swaymsg -t get_tree | grep -q '\"name\": \"keyhold-foot\"'"
   check "GTK entry started (wayland)" wait_until 60 grep -q ready "$E2E_WORK/wl/gtk.out"
@@ -848,6 +856,8 @@ wayland_phase() {
   focus keyhold-gtk
   companion_idle
   apps_check "$gtk" foot "$foot"
+  focus keyhold-gtk
+  character_delay_benchmark gtk "$gtk" "$gtk.times" "a virtual keyboard"
   wl swaymsg 'input type:keyboard xkb_layout de' > /dev/null
   src_type kb x   # sway sends a keyboard's new keymap when it next types
   check "the companion reports sway's new keymap (de)" wait_log 10 "the desktop's keymap is German" $((de_before + 1))
@@ -1012,7 +1022,7 @@ gnome_phase() {
     test "$(wl ibus engine 2> /dev/null)" = "$engine_before"
   gnome_source 0
   focus keyhold-gtk
-  im_delay_benchmark gtk "$gtk" "$gn/gtk.times"
+  character_delay_benchmark gtk "$gtk" "$gn/gtk.times" IBus
   gnome_picker_check gtk "$gtk"
   if ! check "GNOME Shell still runs after showing the candidates" pgrep -u kuser -x gnome-shell; then gnome_diagnose; return; fi
   log "benchmark (GNOME, through IBus): $("$KEYHOLD" status --control /run/keyhold/control | grep -i 'companion round trip' | tr -s ' ')"
@@ -1213,7 +1223,7 @@ kde_phase() {
   kde_layout 0
   focus keyhold-qt
   stalled_order_cell qt "$kd/qt.txt"
-  im_delay_benchmark qt "$kd/qt.txt" "$kd/qt.times"
+  character_delay_benchmark qt "$kd/qt.txt" "$kd/qt.times" "KWin's input method"
   picker_check qt "$kd/qt.txt"
 
   # A password field (Qt marks it by its hint): no picker

@@ -1,43 +1,68 @@
 #ifndef KEYHOLD_CSESSIONOVERLAY_H
 #define KEYHOLD_CSESSIONOVERLAY_H
-#include <poll.h>
+#include <stdint.h>
 
 // keyhold-session's picker overlay: GTK 3, on Wayland a wlr-layer-shell surface (gtk-layer-shell)
 // that never takes keyboard focus, on X11 an override-redirect popup. Drawn only while a callout
 // is open. It runs from GLib's default main context, which the companion dispatches inside its
-// own poll loop (GLibLoop.swift). Not thread-safe.
+// own poll loop (SessionLoop.swift). And AT-SPI: what has the focus, and where its caret is
+// (CaretLocator.c).
+//
+// No state of its own: everything lives in the `kho_state` the caller owns (zeroed, then
+// kho_init), passed to every call; GTK's and AT-SPI's callbacks get it as their data.
+
+enum { KHO_MAX_CELLS = 40 };
+
+// What AT-SPI says of the focus (CaretLocator.c).
+struct khc_state {
+    void *focused;         // AtspiAccessible *: the one that last gained the focus
+    int64_t focused_at;    // CLOCK_MONOTONIC ms of the last focus event
+    int started;
+    char registry_error[200];
+};
+
+struct kho_state {
+    int layer_shell;
+    int follows_caret;   // X11 with an accessibility bus: screen coordinates of the caret
+    void *window, *row;  // GtkWidget *
+    void *cells[KHO_MAX_CELLS];
+    int cell_count;
+    int picked;          // a candidate clicked, until kho_take_pick; -1: none
+    struct khc_state accessibility;
+};
 
 // Opens GTK on the session's display: 1, or 0 when there is no display or nowhere to show the
 // overlay without taking focus (a Wayland compositor without wlr-layer-shell: GNOME).
-int kho_init(void);
+int kho_init(struct kho_state *s);
 // Lays out a picker without showing it, so the first real one does not load the theme and fonts.
-void kho_warm_up(void);
+void kho_warm_up(struct kho_state *s);
 // Starts a new picker: the base character (index 0), then kho_add for candidates 1...n, then
 // kho_present with the selected index.
-void kho_begin(const char *base);
-void kho_add(const char *candidate);
-void kho_present(int selected);
+void kho_begin(struct kho_state *s, const char *base);
+void kho_add(struct kho_state *s, const char *candidate);
+void kho_present(struct kho_state *s, int selected);
 // Highlights another index (0: the base character).
-void kho_select(int selected);
-void kho_hide(void);
+void kho_select(struct kho_state *s, int selected);
+void kho_hide(struct kho_state *s);
 // 1 while the overlay is mapped.
-int kho_visible(void);
+int kho_visible(const struct kho_state *s);
 // The index of a candidate clicked since the last call (0: the base character), or -1.
-int kho_take_pick(void);
+int kho_take_pick(struct kho_state *s);
 // 1 when the pointer is over the overlay (a click there is the overlay's, not "elsewhere").
-int kho_pointer_inside(void);
+int kho_pointer_inside(const struct kho_state *s);
 // 1 when the picker is placed at the text caret where applications report it (X11 with the
 // AT-SPI accessibility bus); else it shows at the bottom centre.
-int kho_follows_caret(void);
+int kho_follows_caret(const struct kho_state *s);
 // Why AT-SPI cannot say what has the focus though its bus is up (the registry does not answer),
 // or NULL.
-const char *kho_accessibility_error(void);
-
-#include <stdint.h>
+const char *kho_accessibility_error(const struct kho_state *s);
+// Asks AT-SPI's registry again (it may answer a moment after the session started): 1 when it
+// answers now and the focus is followed, else 0.
+int kho_retry_accessibility(struct kho_state *s);
 // What has the focus, as its application says through AT-SPI: 0 unknown, 1 an editable text,
 // 2 a password field, 3 a terminal, 4 something else; its pid (0: unknown) and when the focus
-// last moved (CLOCK_MONOTONIC ms).
-int kho_focus_kind(int *pid, int64_t *at_ms);
+// last moved (CLOCK_MONOTONIC ms). Asks the application (AT-SPI's timeout: 100 ms).
+int kho_focus_kind(struct kho_state *s, int *pid, int64_t *at_ms);
 // When the focus last moved, as AT-SPI's events said (cheap: no D-Bus call).
-int64_t kho_focus_moved_at(void);
+int64_t kho_focus_moved_at(const struct kho_state *s);
 #endif

@@ -116,6 +116,7 @@ public final class KeyholdDaemon {
         hub = CompanionHub(output: outputQueue, loop: loop, configuration: configuration)
         devices = DeviceManager(watcher: loop, clock: clock, settings: configuration.devices, ownNode: virtualKeyboard.devnode)
         devices.delegate = self
+        hub.delegate = self
         loop.onWake = { [clock] in clock.newBatch() }
         signal(SIGPIPE, SIG_IGN)
     }

@@ -70,6 +70,8 @@ public final class CompanionHub: CompanionEndpoint, EngineObserver {
         return keymapCompiler
     }
     private var openCallout: OpenCallout?
+    private var pendingCallouts: [(event: CalloutEvent, time: Timestamp)] = []
+    private var calloutsScheduled = false
     /// The session in front when last applied (`frontKey`).
     private var front = ""
     private var companionOf: [ObjectIdentifier: SessionCompanion] = [:]
@@ -255,6 +257,7 @@ public final class CompanionHub: CompanionEndpoint, EngineObserver {
         let now = MonotonicClock.now()
         let newest = companions.last { $0.serves(target) && misses.benchedUntil(Self.sessionKey(of: $0), at: now) == nil }
         if newest !== active {
+            sendCallouts()   // what the one in front was to be told, before it goes
             if let open = openCallout, let connection = active?.connection {
                 send(.callout(.closed(text: open.shown), at: now), to: connection)
             }
@@ -341,14 +344,33 @@ public final class CompanionHub: CompanionEndpoint, EngineObserver {
 
     public var recordsKeys: Bool { false }
 
+    /// A batch's callout events go at its end, the moves before a close left out and a move
+    /// before another replaced (a pick moves to the candidate and closes at once: one event, not
+    /// two); before a character goes to the companion, so it sees the callout close first.
     public func record(_ entry: TraceEntry) {
         guard case .callout(let event, let time) = entry else { return }
         openCallout = .following(event, at: time, from: openCallout)
-        if let active { sendCallout(event, time, to: active) }
+        guard active != nil else { return }
+        switch event {
+        case .moved: if case .moved = pendingCallouts.last?.event { pendingCallouts.removeLast() }
+        case .closed: while case .moved = pendingCallouts.last?.event { pendingCallouts.removeLast() }
+        case .opened: break
+        }
+        pendingCallouts.append((event, time))
+        if !calloutsScheduled {
+            calloutsScheduled = true
+            loop.afterBatch { [weak self] in
+                self?.calloutsScheduled = false
+                self?.sendCallouts()
+            }
+        }
     }
 
-    private func sendCallout(_ event: CalloutEvent, _ time: Timestamp, to companion: SessionCompanion) {
-        guard let connection = companion.connection else { return }
-        send(.callout(event, at: time), to: connection)
+    /// Sends the callout events held for the batch's end to the companion in front.
+    func sendCallouts() {
+        guard !pendingCallouts.isEmpty else { return }
+        defer { pendingCallouts.removeAll(keepingCapacity: true) }
+        guard let connection = active?.connection else { return }
+        for (event, time) in pendingCallouts { send(.callout(event, at: time), to: connection) }
     }
 }

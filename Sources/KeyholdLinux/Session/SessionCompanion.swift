@@ -43,6 +43,7 @@ public final class SessionCompanion: OutputCompanion, CustomStringConvertible {
         let since = after &- countedUpTo
         countedUpTo = after
         guard let connection else { return }
+        hub?.sendCallouts()   // a pick's close before its character
         hub?.send(.type(id: id, after: since, writtenAt: since > 0 ? keysWrittenAt?.microseconds : nil, text: text), to: connection)
     }
 

@@ -14,34 +14,23 @@ enum { MAX_CELLS = 40, PADDING = 6, CELL_PAD_X = 12, CELL_PAD_Y = 4, GAP = 2, RA
 static const double background[3] = { 0.988, 0.988, 0.988 }, foreground[3] = { 0.137, 0.149, 0.161 },
                     selected_background[3] = { 0.239, 0.682, 0.914 }, selected_foreground[3] = { 1, 1, 1 };
 
-static struct wl_compositor *compositor;
-static struct wl_shm *shm;
-static struct zwp_input_panel_v1 *panel;
-static struct wl_surface *surface;
-static struct zwp_input_panel_surface_v1 *panel_surface;
-static int visible;
-
-void kpp_open(struct wl_compositor *c, struct wl_shm *s, struct zwp_input_panel_v1 *p) {
-    compositor = c; shm = s; panel = p;
-}
-
-static int ensure_surface(void) {
-    if (surface) return 1;
-    if (!compositor || !shm || !panel) return 0;
-    surface = wl_compositor_create_surface(compositor);
+static int ensure_surface(struct kpp_state *p, struct wl_compositor *compositor, struct zwp_input_panel_v1 *panel) {
+    if (p->surface) return 1;
+    if (!compositor || !panel) return 0;
+    p->surface = wl_compositor_create_surface(compositor);
     // Clicks go through to the program under it: the picker never takes the pointer or the focus.
     struct wl_region *none = wl_compositor_create_region(compositor);
-    wl_surface_set_input_region(surface, none);
+    wl_surface_set_input_region(p->surface, none);
     wl_region_destroy(none);
-    panel_surface = zwp_input_panel_v1_get_input_panel_surface(panel, surface);
-    zwp_input_panel_surface_v1_set_overlay_panel(panel_surface);
+    p->panel_surface = zwp_input_panel_v1_get_input_panel_surface(panel, p->surface);
+    zwp_input_panel_surface_v1_set_overlay_panel(p->panel_surface);
     return 1;
 }
 
-void kpp_close(void) {
-    if (panel_surface) zwp_input_panel_surface_v1_destroy(panel_surface);
-    if (surface) wl_surface_destroy(surface);
-    panel_surface = NULL; surface = NULL; compositor = NULL; shm = NULL; panel = NULL; visible = 0;
+void kpp_close(struct kpp_state *p) {
+    if (p->panel_surface) zwp_input_panel_surface_v1_destroy(p->panel_surface);
+    if (p->surface) wl_surface_destroy(p->surface);
+    p->panel_surface = NULL; p->surface = NULL; p->visible = 0;
 }
 
 // A buffer lives until KWin releases it.
@@ -125,10 +114,11 @@ static void draw(cairo_t *cr, cairo_t *measure, const char *base, const char *co
     for (int i = 0; i <= count; i++) { g_object_unref(numbers[i]); g_object_unref(characters[i]); }
 }
 
-int kpp_show(const char *base, const char *const *candidates, int count, int selected) {
-    if (count < 0) return -1;
+int kpp_show(struct kpp_state *p, struct wl_compositor *compositor, struct wl_shm *shm, struct zwp_input_panel_v1 *panel,
+             const char *base, const char *const *candidates, int count, int selected) {
+    if (count < 0 || !shm) return -1;
     if (count > MAX_CELLS - 1) count = MAX_CELLS - 1;
-    if (!ensure_surface()) return -1;
+    if (!ensure_surface(p, compositor, panel)) return -1;
     // Measured first on a scratch surface, then drawn into a buffer of that size.
     cairo_surface_t *scratch = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
     cairo_t *measure = cairo_create(scratch);
@@ -158,18 +148,16 @@ int kpp_show(const char *base, const char *const *candidates, int count, int sel
     wl_shm_pool_destroy(pool);
     close(fd);
     wl_buffer_add_listener(buffer, &buffer_listener, NULL);
-    wl_surface_attach(surface, buffer, 0, 0);
-    wl_surface_damage(surface, 0, 0, width, height);
-    wl_surface_commit(surface);
-    visible = 1;
+    wl_surface_attach(p->surface, buffer, 0, 0);
+    wl_surface_damage(p->surface, 0, 0, width, height);
+    wl_surface_commit(p->surface);
+    p->visible = 1;
     return 0;
 }
 
-void kpp_hide(void) {
-    if (!surface || !visible) return;
-    wl_surface_attach(surface, NULL, 0, 0);
-    wl_surface_commit(surface);
-    visible = 0;
+void kpp_hide(struct kpp_state *p) {
+    if (!p->surface || !p->visible) return;
+    wl_surface_attach(p->surface, NULL, 0, 0);
+    wl_surface_commit(p->surface);
+    p->visible = 0;
 }
-
-int kpp_visible(void) { return visible; }

@@ -18,7 +18,8 @@ struct FocusReporter {
 
     /// The focus now, when it differs from what was reported; `windowChanged`: the display
     /// server said another window is active since the last call.
-    mutating func changedFocus(typist: SessionTypist, overlay: PickerOverlay?, windowChanged: Bool) -> ApplicationFocus? {
+    mutating func changedFocus(desktop: Desktop, windowChanged: Bool) -> ApplicationFocus? {
+        let overlay = desktop.overlay
         let moved = overlay?.focusMovedAt ?? -1, now = Companion.now()
         let retrying = retryAt.map { now >= $0 } ?? false
         guard windowChanged || reported == nil || moved != accessibilitySeenAt || retrying else { return nil }
@@ -30,9 +31,9 @@ struct FocusReporter {
             retries += 1
             retryAt = now + Self.retryMilliseconds
         }
-        guard let window = typist.focusedWindow() else {
+        guard let window = desktop.display.focusedWindow() else {
             // No window known (GNOME on Wayland): the input method may still say what has the focus.
-            return remember(typist.focusedTextField().map { ApplicationFocus(textField: $0) } ?? .unknown)
+            return remember(desktop.surface.focusedTextField().map { ApplicationFocus(textField: $0) } ?? .unknown)
         }
         var field = ApplicationFocus.TextField.unknown
         // AT-SPI names a widget only while it is focused, which toolkits say only while its window

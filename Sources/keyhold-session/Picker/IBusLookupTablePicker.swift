@@ -4,9 +4,13 @@ import CSessionIBus
 /// desktop's IBus panel draws at the text caret (GNOME Shell's candidate popup). A click on a
 /// candidate goes to the user's engine, not to the companion (IBus routes it so).
 final class IBusLookupTablePicker: CandidateListPicker {
+    private let ibus: IBusSurface
+
+    init(ibus: IBusSurface) { self.ibus = ibus }
+
     override func present(base: String, candidates: UnsafeMutablePointer<UnsafePointer<CChar>?>, count: Int32, selected: Int) {
-        khi_show_table(candidates, count, Int32(selected - 1))   // the table's cursor: -1, none, on the base
+        khi_show_table(ibus.state.pointer, candidates, count, Int32(selected - 1))   // the table's cursor: -1, none, on the base
     }
 
-    override func dismiss() { khi_hide_table() }
+    override func dismiss() { khi_hide_table(ibus.state.pointer) }
 }

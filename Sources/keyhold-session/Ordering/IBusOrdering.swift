@@ -1,0 +1,142 @@
+import CSessionIBus
+import Glibc
+import KeyholdLinux
+
+/// GNOME (IBus): the keys before a character take another way in than its commit. GNOME Shell
+/// hands each key to ibus-daemon and the user's engine, and puts it back into mutter's event
+/// queue for the program when they answer, while a commit goes straight through. So a character
+/// waits until the daemon's keys before it have passed IBus (their ProcessKeyEvent calls
+/// answered, which ibus-daemon shows a client that asks: CSessionIBus), then for a round trip to
+/// GNOME Shell's main loop on its IBus connection, which proves those keys are back in mutter's
+/// queue (khi_sync_panel_start), two round trips to the compositor, each an iteration of that loop
+/// which hands one on, and `settle`.
+///
+/// Measured on a pick's BackSpace in the GNOME phase: sent at once, é came first in the VTE cell;
+/// after a fixed 150 ms, in 1 or 2 of 10 cells; after the answers alone, in 4 of 10; after the
+/// answers, the compositor's round trips and the settle time, in 0 of 60 (six runs) on an idle
+/// machine, but 10 cells failed in a run beside a busy loop, where GNOME Shell answered a round
+/// trip in 187 ms at the median and over a second at p90: the keys took longer than the 1 s the
+/// wait had, é went ahead of the BackSpace, or the daemon gave up and typed ctrl-shift-u's digits.
+/// So the wait goes on while GNOME Shell is busy (a slow answer to a round trip to its main loop
+/// between slices of the wait), telling the daemon so: 0 failed in the same setup. Keys typed
+/// where no text input had the focus (a game) never pass IBus: the first character after them
+/// waits the whole timeout (1 s) while GNOME Shell is not busy.
+final class IBusOrdering: KeyOrdering {
+    private let ibus: IBusSurface
+    private let seat: DisplayConnection
+
+    private enum Phase: Equatable {
+        case idle
+        /// Until the keys have passed IBus, or `end` (moved on while GNOME Shell is busy, up to `limit`).
+        case keys(count: UInt64, end: Int64, limit: Int64, sliceEnd: Int64)
+        /// The panel's answer: the answered keys are back in GNOME Shell's queue.
+        case panel(reached: Bool)
+        /// Each round trip to the compositor after it is a main-loop iteration that hands one on.
+        case compositor(remaining: Int, reached: Bool)
+        case settle(until: Int64, reached: Bool)
+    }
+    private var phase = Phase.idle
+    /// When the round trip to the panel under way began (µs); nil: none.
+    private var panelAskedAt: Int64?
+    private var tellDaemon = false
+
+    init(ibus: IBusSurface, seat: DisplayConnection) {
+        self.ibus = ibus
+        self.seat = seat
+    }
+
+    /// Counts the keys that pass IBus from here.
+    func follow(device name: String) -> Bool {
+        khi_reset_keys(ibus.state.pointer)
+        return true
+    }
+
+    func resetCount() { khi_reset_keys(ibus.state.pointer) }
+
+    func start(count: UInt64, writtenAt: Int64?, now: Int64) {
+        panelAskedAt = nil
+        phase = .keys(count: count, end: now + orderTimeoutMicroseconds, limit: now + Self.busyLimit, sliceEnd: now + Self.slice)
+    }
+
+    func check(now: Int64) throws(DisplayLost) -> OrderingState {
+        while true {
+            switch phase {
+            case .idle:
+                return .done(reached: true)
+            case .keys(let count, var end, let limit, var sliceEnd):
+                if khi_keys_passed(ibus.state.pointer) >= count {
+                    askPanel(now, afresh: true)
+                    phase = .panel(reached: true)
+                    continue
+                }
+                // A slow answer from the panel: GNOME Shell was busy meanwhile, and that time is added.
+                if let busy = panelAnswered(now), busy >= Self.busy {
+                    end += busy
+                    tellDaemon = true
+                }
+                if now >= min(end, limit) {
+                    Log.info("IBus passed \(khi_keys_passed(ibus.state.pointer)) of the \(count) keys before the character")
+                    askPanel(now, afresh: true)
+                    phase = .panel(reached: false)
+                    continue
+                }
+                if now >= sliceEnd {
+                    askPanel(now)
+                    sliceEnd = now + Self.slice
+                }
+                phase = .keys(count: count, end: end, limit: limit, sliceEnd: sliceEnd)
+                return waiting(until: min(end, limit, sliceEnd))
+            case .panel(let reached):
+                guard let busy = panelAnswered(now) else { return waiting(until: nil) }
+                if busy >= Self.busy { tellDaemon = true }
+                try seat.startRoundTrip()
+                phase = .compositor(remaining: 2, reached: reached)
+            case .compositor(let remaining, let reached):
+                guard seat.roundTripAnswered else { return waiting(until: nil) }
+                if remaining > 1 {
+                    try seat.startRoundTrip()
+                    phase = .compositor(remaining: remaining - 1, reached: reached)
+                } else {
+                    phase = .settle(until: now + Self.settle, reached: reached)
+                }
+            case .settle(let until, let reached):
+                guard now >= until else { return waiting(until: until) }
+                phase = .idle
+                return .done(reached: reached)
+            }
+        }
+    }
+
+    private func waiting(until: Int64?) -> OrderingState {
+        defer { tellDaemon = false }
+        return .waiting(until: until, tellDaemon: tellDaemon)
+    }
+
+    /// Starts a round trip to the panel unless one is under way; `afresh`: one sent now in any
+    /// case (only its answer proves what was answered before it is back in GNOME Shell's queue;
+    /// one under way is then forgotten).
+    private func askPanel(_ now: Int64, afresh: Bool = false) {
+        guard panelAskedAt == nil || afresh else { return }
+        panelAskedAt = khi_sync_panel_start(ibus.state.pointer) == 0 ? now : nil
+    }
+
+    /// How long the round trip to the panel took, once answered (then it is over); nil while
+    /// under way or when none is.
+    private func panelAnswered(_ now: Int64) -> Int64? {
+        guard let asked = panelAskedAt else { return khi_ready(ibus.state.pointer) == 1 ? nil : 0 }
+        guard khi_sync_panel_done(ibus.state.pointer) != 0 else { return nil }
+        panelAskedAt = nil
+        return now - asked
+    }
+
+    /// After the compositor's round trips, for its event queue.
+    static let settle: Int64 = 20_000
+    /// A round trip to the panel goes out after each slice of the wait for keys without them.
+    static let slice: Int64 = 200_000
+    /// A round trip this slow means the panel's main loop was busy (GNOME Shell in an idle QEMU
+    /// guest: 10 ms at the least, 33 ms at the median; beside a busy loop, 187 ms at the median).
+    static let busy: Int64 = 50_000
+    /// The longest a character waits for the keys before it while the desktop is busy (the
+    /// daemon waits up to 10 s while the companion says it still waits).
+    static let busyLimit: Int64 = 8_000_000
+}
