@@ -35,6 +35,13 @@
 #   idle      no wake-ups in 10 idle seconds
 #   leds      Caps Lock set by the console is mirrored to the grabbed keyboard and the engine
 #   sigterm   SIGTERM mid-hold: exit 0, every key released on the virtual keyboard, device gone
+#   fixtures  every simulate fixture (Tests/Fixtures/simulate) played with its timing on a source
+#             keyboard of its own through one daemon, reloaded with each fixture's configuration
+#             (restarted after a fixture that changes the layer or the locale, which a reload
+#             keeps): the virtual keyboard emits exactly the key events `keyhold simulate --trace`
+#             sends to the output, and leaves down the keys it leaves down. fixture-plan.py makes
+#             the plan on the host and skips, with the reason printed, what the guest cannot
+#             reproduce (an output that changes when a key comes 100 ms late; scripts over 5 s)
 #   udev      a second keyhold with systemd-udevd running: hotplug through libudev, sd_notify
 #             (READY, WATCHDOG, RELOADING, STOPPING), the panic escape Backspace+Escape+Enter
 # Benchmark (printed, not asserted), after the tests, in a guest of its own with BENCH_CPUS (1)
@@ -298,6 +305,83 @@ soak() {
 cpu_ns() { awk '{ print $1 }' "/proc/$1/schedstat"; }
 # wait_gone PID SEC: until a process that is not this shell's child (started by probe first-key) is gone
 wait_gone() { wait_until "$2" eval "! kill -0 $1 2>/dev/null"; }
+
+# fixtures: the fixtures group (see the header), from the plan the host made in $E2E_OUT/fixtures
+# (fixture-plan.py). Each fixture's script is played between two markers tapped on its source:
+# F23 before it (what came before, the last fixture's keys let go of and its wait to settle, comes
+# out first) and F24 after it (it ends the recording; pressed, it also closes a callout left open
+# and drops pending long presses and repeats). The console's locks go off after a fixture that
+# pressed one. Polls fork nothing (nap): a fork and exec take tens of milliseconds under TCG.
+# Leaves no keyhold running.
+fixtures() {
+  local dir=$E2E_OUT/fixtures cfg=$E2E_WORK/fixture.toml rec=$E2E_WORK/fixture.rec t0 name action config
+  local dirty locks settle ms rpid reloads running="" release="" restart=1 unlock=0 played=0 skipped=0 failed=$FAILED
+  t0=$(now_us)
+  [ -s "$dir/plan.txt" ] || { fail "fixtures: the host's plan $dir/plan.txt"; return; }
+  src_start fx "Keyhold E2E Fixture Keyboard" || { fail "fixtures: source keyboard created"; return; }
+  while IFS=$'\t' read -r -u 9 name action config dirty locks settle; do
+    case $action in
+      skip) skipped=$((skipped + 1)); log "fixtures: $name skipped: $config"; continue ;;
+      play) played=$((played + 1)) ;;
+      *) fail "fixtures: $name" "no plan: $config"; continue ;;
+    esac
+    if [ "$restart" = 1 ]; then
+      # a keyboard is grabbed only once no key is down on it
+      [ -z "$release" ] || printf '%s\n' "$release" >&"${SRC_FD[fx]}"; release=""
+      [ -z "$running" ] || keyhold_stop 10
+      printf '%s' "$(< "$dir/$config")" > "$cfg"; running=$config
+      if ! keyhold_start "$cfg" || ! wait_flowing fx "$KH_DEV" 20 192; then   # F22: not a marker
+        fail "fixtures: $name" "keyhold started and grabbed the source"; kh_log | tail -5; break
+      fi
+    elif [ "$config" != "$running" ]; then
+      printf '%s' "$(< "$dir/$config")" > "$cfg"; running=$config
+      reloads=$(grep -c "reloaded configuration from $cfg" "$E2E_OUT/keyhold.log")
+      kill -HUP "$KH_PID"
+      fixture_wait 10 "[ \$(grep -c 'reloaded configuration from $cfg' '$E2E_OUT/keyhold.log') -gt $reloads ]" ||
+        { fail "fixtures: $name" "keyhold reloaded $cfg"; continue; }
+    fi
+    if [ "$unlock" = 1 ] && [ "$("$PROBE" leds "$KH_DEV")" != "leds: none" ]; then
+      setleds -F -caps -num < "/dev/tty$(fgconsole)"
+      fixture_wait 5 "[ \"\$('$PROBE' leds '$KH_DEV')\" = 'leds: none' ]" || { fail "fixtures: $name" "the console's locks off"; continue; }
+    fi
+    restart=$dirty unlock=$locks
+    ms=0; while read -r step arg; do [ "$step" != t ] || ms=$((ms + arg)); done < "$dir/$name.cmds"
+    "$PROBE" record "$KH_DEV" -k 194 -t $((ms / 1000 + 20)) > "$rec" 2> /dev/null &
+    rpid=$!; E2E_PIDS+=("$rpid")
+    fixture_wait 10 "[ -s '$rec' ]"
+    printf '%s\n' ${release:+"$release"} "t $settle" "d 193" "u 193" "$(< "$dir/$name.cmds")" "d 194" "u 194" >&"${SRC_FD[fx]}"
+    wait "$rpid"
+    check "fixtures: $name" fixture_matches "$dir/$name" "$rec"
+    release=$(< "$dir/$name.release")
+  done 9< "$dir/plan.txt"
+  [ -z "$running" ] || keyhold_stop 10
+  src_stop fx
+  log "fixtures: $played played through the daemon ($((FAILED - failed)) failed), $skipped skipped, in $(( ($(now_us) - t0) / 1000000 )) s"
+}
+
+# fixture_wait SEC CONDITION: until the shell CONDITION holds, polling without forking
+fixture_wait() {
+  local end=$(( $(now_us) + $1 * 1000000 ))
+  until eval "$2"; do [ "$(now_us)" -lt "$end" ] || return 1; nap 0.02; done
+}
+
+# fixture_matches PLAN RECORDING: the recording between the markers holds exactly PLAN.expect (the
+# kernel's own repeats of keys the virtual keyboard holds left out), then the keys left down on
+# the virtual keyboard are PLAN.held; otherwise says where it differs
+fixture_matches() {
+  awk -v expect="$1.expect" 'on && $2 == "dropped" { got[++n] = "dropped" } NF != 3 || /^#/ { next }
+    !on { on = ($2 == 193 && $3 == 0); next } $2 == 194 && $3 == 1 { exit } $3 != 2 { got[++n] = $2 " " $3 }
+    END {
+      while ((getline line < expect) > 0) want[++m] = line
+      for (i = 1; i <= n || i <= m; i++) if (got[i] != want[i]) {
+        printf "key events (code value) differ at event %d of %d (simulate %d):\n", i, n, m
+        for (j = (i > 3 ? i - 3 : 1); j < i; j++) printf "    both:             %s\n", want[j]
+        printf "    keyhold simulate: %s\n    virtual keyboard: %s\n", i <= m ? want[i] : "(nothing more)", i <= n ? got[i] : "(nothing more)"
+        exit 1
+      }
+    }' "$2" || return 1
+  keystate_is "$KH_DEV" "$(< "$1.held")" 5
+}
 
 # benchmark: see the header. Leaves no keyhold running.
 benchmark() {
@@ -655,6 +739,9 @@ EOF
   src_send kb "u e" "u x"
   src_stop kb
 
+  # ---- fixtures: the simulate fixtures through the daemon ---------------------------------------
+  fixtures
+
   # ---- a second keyhold: udev hotplug, sd_notify, the panic escape -------------------------------
   if ! udev_start; then fail "systemd-udevd started"; e2e_finish; return 1; fi
   local sock=$E2E_WORK/notify.sock notes=$E2E_WORK/notify.log
@@ -685,6 +772,8 @@ with open(sys.argv[2], "a", buffering=1) as f:
   check "udev: unplug seen" wait_log 10 "released .* \"Keyhold E2E Udev Keyboard\" (removed)"
   src_create ud
   check "udev: replug grabbed" wait_flowing ud "$KH_DEV" 20
+  # the escape counts on a keyboard grabbed for 3 s (a keyboard just plugged in may be anybody's)
+  nap 3.2
   record_start pn "$KH_DEV" -t 20
   src_send ud "d backspace" "d esc" "d enter"
   wait_exit "$KH_PID" 10; rc=$?
@@ -726,6 +815,12 @@ host() {
   local segments=${SOAK_SEGMENTS:-3}
   e2e_host run-e2e keyhold --qmp --keyhold KEYHOLD SOAK_SEGMENTS SOAK_EVENTS \
     VM_TIMEOUT="${VM_TIMEOUT:-$(( 900 + 45 * (segments > 10 ? segments - 10 : 0) ))}"
+}
+
+# before the main guest: the fixtures group's plan, from `keyhold simulate` on the host
+host_before_guest() {
+  /usr/bin/python3 "$HERE/fixture-plan.py" "$KEYHOLD" "$E2E_REPO/Tests/Fixtures/simulate" \
+    "$E2E_REPO/config/keyhold.toml" "$E2E_RESDIR/fixtures"
 }
 
 # after the main guest: its idle figures, then the benchmark in a guest of its own
