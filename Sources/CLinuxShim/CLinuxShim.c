@@ -89,7 +89,7 @@ int keyhold_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
 #define KEYHOLD_AUDIT_ARCH AUDIT_ARCH_AARCH64
 #endif
 
-unsigned long keyhold_mixer_write_request(void) { return SNDRV_CTL_IOCTL_ELEM_WRITE; }
+unsigned long keyhold_mixer_remove_request(void) { return SNDRV_CTL_IOCTL_ELEM_REMOVE; }
 
 int keyhold_ioctl_errno(int fd, unsigned long request) { return ioctl(fd, request, NULL) == 0 ? 0 : errno; }
 
@@ -112,21 +112,19 @@ int keyhold_refuse_unneeded_calls(void) {
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NETLINK_KOBJECT_UEVENT, 1, 0),
         REFUSE,
         ALLOW,
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 19),        // not ioctl: the last ALLOW
-        // ioctl(fd, request, ...): the kernel takes the request's low 32 bits
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 13),        // not ioctl: the last ALLOW
+        // ioctl(fd, request, ...): the kernel takes the request's low 32 bits. ELEM_ADD, ELEM_WRITE
+        // and TLV_WRITE pass: softvol adds, sets and describes its control at its first open.
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LOW(1)),
-        IF_IOCTL(SNDRV_CTL_IOCTL_ELEM_WRITE),
-        IF_IOCTL(SNDRV_CTL_IOCTL_ELEM_ADD),
         IF_IOCTL(SNDRV_CTL_IOCTL_ELEM_REPLACE),
         IF_IOCTL(SNDRV_CTL_IOCTL_ELEM_REMOVE),
         IF_IOCTL(SNDRV_CTL_IOCTL_ELEM_LOCK),
         IF_IOCTL(SNDRV_CTL_IOCTL_ELEM_UNLOCK),
-        IF_IOCTL(SNDRV_CTL_IOCTL_TLV_WRITE),
         IF_IOCTL(SNDRV_CTL_IOCTL_TLV_COMMAND),
         IF_IOCTL(SNDRV_CTL_IOCTL_POWER),
         ALLOW,
     };
-    _Static_assert(sizeof filter / sizeof filter[0] == 32, "the jumps above count the instructions between them");
+    _Static_assert(sizeof filter / sizeof filter[0] == 26, "the jumps above count the instructions between them");
     struct sock_fprog program = { .len = sizeof filter / sizeof filter[0], .filter = filter };
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -1;
     return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program);

@@ -58,7 +58,7 @@ extension DaemonOptions {
         daemon.configurationSource = source
         Log.info("keyhold \(KeyholdVersion.current) starting, configuration \(source)")
         // What systemd's filters cannot refuse by argument (docs/SECURITY.md): netlink but udev's,
-        // a sound card's mixer settings.
+        // the sound card control calls playback never makes.
         if keyhold_refuse_unneeded_calls() != 0 { Log.notice("cannot refuse the calls the daemon never needs: \(String(cString: strerror(errno)))") }
         let status = daemon.run()
         if status != 0 { throw ExitCode(status) }

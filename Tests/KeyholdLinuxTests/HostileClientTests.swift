@@ -247,8 +247,9 @@ final class HostileClientTests: XCTestCase {
 
     // MARK: - 9. The rest
 
-    /// The daemon refuses itself netlink sockets but udev's and the calls that change a mixer
-    /// setting (systemd's filters cannot look at arguments): in a child, as the daemon is.
+    /// The daemon refuses itself netlink sockets but udev's and the sound card control calls
+    /// playback never makes (systemd's filters cannot look at arguments): in a child, as the
+    /// daemon is.
     func testTheDaemonRefusesItselfWhatItNeverNeeds() {
         let pid = fork()
         if pid == 0 {
@@ -259,8 +260,8 @@ final class HostileClientTests: XCTestCase {
             if uevent < 0 { _exit(12) }
             let unix = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
             if unix < 0 { _exit(13) }
-            // a mixer write on any descriptor: refused before a driver is asked; other calls pass
-            if keyhold_ioctl_errno(unix, keyhold_mixer_write_request()) != EPERM { _exit(14) }
+            // a control's removal on any descriptor: refused before a driver is asked; others pass
+            if keyhold_ioctl_errno(unix, keyhold_mixer_remove_request()) != EPERM { _exit(14) }
             if keyhold_ioctl_errno(unix, UInt(FIONREAD)) == EPERM { _exit(15) }
             _exit(0)
         }

@@ -125,13 +125,16 @@ int keyhold_reset_realtime_on_fork(void);
 
 /// Refuses the calling process (its threads, and any process it starts) the system calls the
 /// daemon never needs and whose arguments systemd's filters cannot tell apart: a netlink socket of
-/// any protocol but kernel uevents (udev's hotplug events), and the sound card control calls that
-/// change a mixer setting. A seccomp filter (no_new_privs set first), answering EPERM. 0, or -1
-/// with errno set (a kernel without seccomp, or a system call filter that refuses prctl).
+/// any protocol but kernel uevents (udev's hotplug events), and the sound card control calls
+/// playback never makes (removing, replacing or locking a control, TLV commands, power states).
+/// Adding a control, writing its value and its dB range stay: alsa-lib's softvol, the default
+/// PCM of HDA Intel cards, makes its volume control so when it first opens. A seccomp filter
+/// (no_new_privs set first), answering EPERM. 0, or -1 with errno set (a kernel without seccomp,
+/// or a system call filter that refuses prctl).
 int keyhold_refuse_unneeded_calls(void);
-/// SNDRV_CTL_IOCTL_ELEM_WRITE (a mixer setting's change), and ioctl(fd, request, NULL) answering
-/// 0 or its errno: for the tests of the call above.
-unsigned long keyhold_mixer_write_request(void);
+/// SNDRV_CTL_IOCTL_ELEM_REMOVE (a card's control removed), and ioctl(fd, request, NULL)
+/// answering 0 or its errno: for the tests of the call above.
+unsigned long keyhold_mixer_remove_request(void);
 int keyhold_ioctl_errno(int fd, unsigned long request);
 
 /// malloc_trim(0): returns the free memory of every malloc arena (a worker thread's too) to the
