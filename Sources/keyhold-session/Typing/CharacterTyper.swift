@@ -16,6 +16,8 @@ final class CharacterTyper {
         var typed = 0
         let after: UInt64
         let writtenAt: Int64?
+        /// When the daemon last heard of it (µs): the hand-off, or the last `waiting`.
+        var toldAt: Int64 = 0
     }
 
     private enum Step: Equatable {
@@ -41,6 +43,9 @@ final class CharacterTyper {
         self.surface = surface
         self.ordering = ordering
     }
+
+    /// How often a character still waiting for the keys before it tells the daemon so (µs).
+    static let stillWaitingEvery: Int64 = 1_000_000
 
     /// Whether a character is under way.
     var isBusy: Bool { current != nil }
@@ -75,6 +80,8 @@ final class CharacterTyper {
                 let next = waiting.removeFirst()
                 if followsVirtualKeyboard && next.after > 0 {
                     try ordering.start(count: next.after, writtenAt: next.writtenAt, now: now)
+                    var next = next
+                    next.toldAt = now
                     current = (next, .ordering)
                 } else {
                     current = (next, .committing(retryAt: nil))
@@ -86,8 +93,14 @@ final class CharacterTyper {
             case .ordering:
                 switch try ordering.check(now: now) {
                 case .waiting(let until, let tellDaemon):
-                    if tellDaemon { _ = send(.waiting(id: character.id)) }
-                    return until
+                    // The daemon gives a silent companion 3 s: a wait that goes on (a busy desktop
+                    // answering late) says so every second, up to the daemon's own limit.
+                    if tellDaemon || now - character.toldAt >= Self.stillWaitingEvery {
+                        _ = send(.waiting(id: character.id))
+                        character.toldAt = now
+                        current = (character, step)
+                    }
+                    return min(until ?? .max, character.toldAt + Self.stillWaitingEvery)
                 case .done(let reached):
                     if !reached {
                         Log.warning("the display server had not delivered the keys before a character in time "
