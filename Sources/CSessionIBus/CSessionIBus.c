@@ -1,6 +1,7 @@
 #include "CSessionIBus.h"
 #include <ibus.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -50,6 +51,30 @@ static gboolean counts_key_call(struct khi_state *s, GDBusMessage *message) {
     return khi_count_key_event(s, keycode, (state & IBUS_RELEASE_MASK) != 0);
 }
 
+// Notes the call in the trace ring (under the lock): its slot, or -1 for a malformed one.
+static int trace_call(struct khi_state *s, GDBusMessage *message, gboolean counts) {
+    GVariant *body = g_dbus_message_get_body(message);
+    if (!body || !g_variant_is_of_type(body, G_VARIANT_TYPE("(uuu)"))) return -1;
+    guint32 keyval, keycode, state;
+    g_variant_get(body, "(uuu)", &keyval, &keycode, &state);
+    int slot = (int)(s->trace_next++ % KHI_TRACE);
+    s->trace[slot] = (keycode & 0xffff) | ((state & IBUS_RELEASE_MASK) ? 1u << 16 : 0) | (counts ? 1u << 17 : 0);
+    return slot;
+}
+
+void khi_describe_recent_keys(struct khi_state *s, char *out, size_t size) {
+    size_t used = 0;
+    out[0] = 0;
+    pthread_mutex_lock(&s->lock);
+    unsigned n = s->trace_next < KHI_TRACE ? s->trace_next : KHI_TRACE;
+    for (unsigned i = s->trace_next - n; i != s->trace_next && used + 12 < size; i++) {
+        uint32_t t = s->trace[i % KHI_TRACE];
+        used += (size_t)snprintf(out + used, size - used, "%s%u%s%s%s", used ? " " : "", t & 0xffff,
+                                 t & (1u << 16) ? "^" : "v", t & (1u << 17) ? "" : "r", t & (1u << 18) ? "" : "*");
+    }
+    pthread_mutex_unlock(&s->lock);
+}
+
 static void wake(struct khi_state *s) {
     uint64_t one = 1;
     if (s->wake_fd >= 0 && write(s->wake_fd, &one, sizeof one) < 0) { /* full: already readable */ }
@@ -74,6 +99,7 @@ static GDBusMessage *key_filter(GDBusConnection *c, GDBusMessage *message, gbool
         s->pending[slot].sender = g_strdup(g_dbus_message_get_sender(message));
         s->pending[slot].serial = g_dbus_message_get_serial(message);
         s->pending[slot].counts = counts_key_call(s, message);
+        s->pending[slot].trace = trace_call(s, message, s->pending[slot].counts);
         pthread_mutex_unlock(&s->lock);
         g_object_unref(message);
         return NULL;
@@ -89,6 +115,7 @@ static GDBusMessage *key_filter(GDBusConnection *c, GDBusMessage *message, gbool
             if (!destination || !s->pending[i].sender || s->pending[i].serial != serial || strcmp(s->pending[i].sender, destination) != 0) continue;
             g_clear_pointer(&s->pending[i].sender, g_free);
             if (s->pending[i].counts) { s->keys_passed++; passed = 1; }
+            if (s->pending[i].trace >= 0) s->trace[s->pending[i].trace] |= 1u << 18;
             break;
         }
         pthread_mutex_unlock(&s->lock);

@@ -17,13 +17,14 @@
 // says so on the state's eventfd. Nothing here waits: round trips are started and their answers
 // come through the main context.
 
-enum { KHI_MAX_PENDING = 256, KHI_KEY_BITS = 1024 };
+enum { KHI_MAX_PENDING = 256, KHI_KEY_BITS = 1024, KHI_TRACE = 16 };
 
 // A ProcessKeyEvent seen and not yet answered: its caller and serial.
 struct khi_pending {
     char *sender;
     uint32_t serial;
     int counts;   // a key transition, not a repeat (khi_count_key_event)
+    int trace;    // its slot in `trace` (-1: none)
 };
 
 struct khi_state {
@@ -40,6 +41,10 @@ struct khi_state {
     uint64_t keys_passed;
     // The keys IBus has seen go down and not up (see khi_count_key_event).
     uint8_t keys_down[KHI_KEY_BITS / 8];
+    // The last KHI_TRACE key events IBus was asked about, for a wait that ran out: keycode, then
+    // bit 16 a release, bit 17 counted (not a repeat), bit 18 answered; `trace_next` the oldest.
+    uint32_t trace[KHI_TRACE];
+    unsigned trace_next;
     char *own_name;
     unsigned filter_id;
     // Written (eventfd) whenever keys pass: the caller's poll wakes.
@@ -84,6 +89,9 @@ uint64_t khi_keys_passed(struct khi_state *s);
 // a key not already down (a press of one down is the desktop's autorepeat); remembers which keys
 // are down. Called by the counting filter under the lock; exported for its tests.
 int khi_count_key_event(struct khi_state *s, uint32_t keycode, int released);
+// The key events IBus was last asked about, oldest first, as "30v 30^ 14v* ..." (v down, ^ up,
+// * not answered yet, r a repeat), into `out`: for the log when the keys' wait runs out.
+void khi_describe_recent_keys(struct khi_state *s, char *out, size_t size);
 // Forgets which keys are down, as a change of focus does (under the lock).
 void khi_forget_keys_down(struct khi_state *s);
 // The picker as a lookup table: `count` candidates labelled 1..n, horizontal, `cursor` highlighted.

@@ -75,7 +75,10 @@ final class IBusOrdering: KeyOrdering {
                     tellDaemon = true
                 }
                 if now >= min(end, limit) {
-                    Log.info("IBus passed \(khi_keys_passed(ibus.state.pointer)) of the \(count) keys before the character")
+                    var recent = [CChar](repeating: 0, count: 256)
+                    khi_describe_recent_keys(ibus.state.pointer, &recent, recent.count)
+                    Log.info("IBus passed \(khi_keys_passed(ibus.state.pointer)) of the \(count) keys before the character"
+                             + " (the last it was asked about, v down, ^ up, r a repeat, * unanswered: \(String(decoding: recent.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)))")
                     askPanel(now, afresh: true)
                     phase = .panel(reached: false)
                     continue
