@@ -569,7 +569,9 @@ percentiles() {
 # companion adds to a key at p50; the entry is emptied through its signal, not keys.
 character_delay_benchmark() {
   local app=$1 file=$2 times=$3 backend=$4 i kind want tag pressed arrived out=$E2E_WORK/char-delay desktop=$TARGET
+  local cpu0 t0=$SECONDS
   : > "$out.layout"; : > "$out.companion"; : > "$out.pick"
+  cpu0=$(busy_processes)
   for i in $(seq 10); do
     for kind in layout companion pick; do
       rm -f "$file.cleared"
@@ -591,6 +593,15 @@ character_delay_benchmark() {
   log "benchmark ($desktop): key press -> character in $app: ł, typed by the companion through $backend: $(percentiles characters < "$out.companion")"
   log "benchmark ($desktop): key press -> character in $app: 2 picking é after e (a BackSpace, then é through $backend): $(percentiles characters < "$out.pick")"
   log "benchmark ($desktop): what typing through $backend adds to a key at p50: $(( $(median "$out.companion") - $(median "$out.layout") )) µs (a pick: $(( $(median "$out.pick") - $(median "$out.layout") )) µs)"
+  log "benchmark ($desktop): CPU time over its $((SECONDS - t0)) s, ms: $(join -a1 <(echo "$cpu0") <(busy_processes) | awk '{ printf "%s%s %d", (NR > 1 ? ", " : ""), $1, $3 - $2 }')"
+}
+# busy_processes: "NAME CPU_MS" of the processes a character passes (sorted by name, for join)
+busy_processes() {
+  local name pid
+  for name in keyhold keyhold-session gnome-shell ibus-daemon kwin_wayland sway Xorg; do
+    pid=$(pgrep -o -x "$name") || continue
+    awk -v n="$name" -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); print n, int(($12 + $13) * 1000 / hz) }' "/proc/$pid/stat"
+  done | sort
 }
 # median FILE: the p50 of its numbers (0 when none)
 median() { sort -n "$1" | awk '{a[NR]=$1} END {print NR ? a[int(NR*0.5)+1] : 0}'; }
