@@ -55,6 +55,24 @@ int kho_retry_accessibility(struct kho_state *s) {
     return accessibility;
 }
 
+static void accessibility_bus_appeared(GDBusConnection *c, const gchar *name, const gchar *owner, gpointer data) {
+    (void)c; (void)name; (void)owner;
+    ((struct kho_state *)data)->accessibility_bus_up = 1;
+}
+
+static void accessibility_bus_vanished(GDBusConnection *c, const gchar *name, gpointer data) {
+    (void)c; (void)name;
+    ((struct kho_state *)data)->accessibility_bus_up = 0;
+}
+
+void kho_watch_accessibility_bus(struct kho_state *s) {
+    if (s->accessibility_bus_watch) return;
+    s->accessibility_bus_watch = g_bus_watch_name(G_BUS_TYPE_SESSION, "org.a11y.Bus", G_BUS_NAME_WATCHER_FLAGS_NONE,
+                                                  accessibility_bus_appeared, accessibility_bus_vanished, s, NULL);
+}
+
+int kho_accessibility_bus_up(const struct kho_state *s) { return s->accessibility_bus_up; }
+
 void kho_warm_up(struct kho_state *s) {
     // The first picker loads the theme and fonts: done here, not while a key waits behind it.
     kho_begin(s, "e");

@@ -60,7 +60,7 @@ final class Companion {
     private func loop(until stop: () -> Bool) throws(DisplayLost) {
         while !stop() {
             daemon.connectIfDue(now: Companion.now()) { hello() }
-            desktop.overlay?.retryAccessibility(now: Companion.now())
+            if !typer.isBusy && !calloutOpen { desktop.overlay?.retryAccessibility(now: Companion.now()) }
             // The display library may hold events it read while waiting for a reply; poll would
             // not see them.
             if try desktop.dispatch(readable: false) { keymapMayHaveChanged = true }

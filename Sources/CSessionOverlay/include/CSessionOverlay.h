@@ -29,6 +29,10 @@ struct kho_state {
     int cell_count;
     int picked;          // a candidate clicked, until kho_take_pick; -1: none
     struct khc_state accessibility;
+    // Whether the session bus has the accessibility bus's launcher (org.a11y.Bus) now: watched
+    // without activating it, so asking it again never waits for it to start.
+    int accessibility_bus_up;
+    unsigned accessibility_bus_watch;
 };
 
 // Opens GTK on the session's display: 1, or 0 when there is no display or nowhere to show the
@@ -59,6 +63,10 @@ const char *kho_accessibility_error(const struct kho_state *s);
 // Asks AT-SPI's registry again (it may answer a moment after the session started): 1 when it
 // answers now and the focus is followed, else 0.
 int kho_retry_accessibility(struct kho_state *s);
+// Starts watching for the accessibility bus's launcher on the session bus (answered through
+// GLib's main context); kho_accessibility_bus_up then says whether it runs.
+void kho_watch_accessibility_bus(struct kho_state *s);
+int kho_accessibility_bus_up(const struct kho_state *s);
 // What has the focus, as its application says through AT-SPI: 0 unknown, 1 an editable text,
 // 2 a password field, 3 a terminal, 4 something else; its pid (0: unknown) and when the focus
 // last moved (CLOCK_MONOTONIC ms). Asks the application (AT-SPI's timeout: 100 ms).

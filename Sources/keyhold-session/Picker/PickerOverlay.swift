@@ -21,13 +21,22 @@ final class PickerOverlay: CandidatePicker {
     init?() {
         guard kho_init(state.pointer) == 1 else { return nil }
         kho_warm_up(state.pointer)
-        if accessibilityError != nil { accessibilityRetryAt = Companion.now() + 1_000 }
+        if accessibilityError != nil {
+            kho_watch_accessibility_bus(state.pointer)
+            accessibilityRetryAt = Companion.now() + 1_000
+        }
     }
 
     /// Asks AT-SPI's registry again when it is time to; says so once it answers, and why not once
-    /// it has been asked for the last time.
+    /// it has been asked for the last time. The asking blocks (libatspi's calls are synchronous,
+    /// up to its 1 s start-up timeout): the caller asks only while no character or callout is
+    /// under way, and only once the accessibility bus runs (starting it could take seconds).
     func retryAccessibility(now: Int64) {
         guard let at = accessibilityRetryAt, now >= at else { return }
+        guard kho_accessibility_bus_up(state.pointer) == 1 else {
+            accessibilityRetryAt = now + 1_000 << accessibilityRetries   // not asked: not counted
+            return
+        }
         let why = accessibilityError ?? "no answer"
         if kho_retry_accessibility(state.pointer) == 1 {
             accessibilityRetryAt = nil
