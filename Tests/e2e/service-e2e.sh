@@ -100,23 +100,27 @@ seat_check() {
   dev=${SRC_DEV[seat]}
   check "seat: on seat0 it is grabbed" wait_flowing seat "$kh_dev" 20
   syspath=$(udevadm info -q path -n "$dev" | sed 's|/event[0-9]*$||')
-  # What `loginctl attach seat1` writes for a device with a path (72-seat-*.rules: ID_SEAT on it);
-  # logind refuses a virtual device, which has no ID_FOR_SEAT, so the rule is written here.
+  # What `loginctl attach seat1` makes of a device (72-seat-*.rules: ID_SEAT, then a change
+  # event): logind attaches the input device only, by its ID_FOR_SEAT, which a virtual keyboard
+  # lacks; given one, its event node still did not show the seat in the guest. So the rule is
+  # the suite's own, on both.
   local rule=/etc/udev/rules.d/72-keyhold-e2e-seat.rules
   printf '%s\n' "SUBSYSTEM==\"input\", ATTRS{name}==\"Keyhold Service Seat Keyboard\", ENV{ID_SEAT}=\"seat1\"" > "$rule"
-  check "seat: attached to seat1 (a udev rule, udevadm trigger)" \
+  check "seat: attached to seat1 (ID_SEAT by a udev rule, then a change event)" \
     eval "udevadm control --reload && udevadm trigger --action=change --settle '/sys$syspath' '$dev'"
   check "seat: udev says seat1" wait_until 10 eval "udevadm info -q property -n '$dev' | grep -qx ID_SEAT=seat1"
-  check "seat: the daemon lets it go" "$PROBE" grabbed "$dev" -r -t 10
-  check "seat: the daemon's user has no ACL on it" eval "! getfacl -p '$dev' 2> /dev/null | grep -q keyhold"
-  check "seat: keyhold devices says why" eval "kh devices | grep -A3 'Seat Keyboard' | grep -q 'on seat1: Keyhold serves seat0'"
-  record_start seat "$kh_dev" -t 3
-  src_send seat "d $K_E" "u $K_E" "d 14" "d 1" "d $K_ENTER" "t 200" "u $K_ENTER" "u 1" "u 14"
-  record_wait seat 10
-  check "seat: its keys are not Keyhold's (nothing on the virtual keyboard)" test -z "$(record_keys seat)"
-  check "seat: its Backspace+Escape+Enter do not stop the daemon" systemctl is-active --quiet keyhold.service
+  if check "seat: the daemon lets it go" "$PROBE" grabbed "$dev" -r -t 10; then
+    check "seat: the daemon's user has no ACL on it" eval "! getfacl -p '$dev' 2> /dev/null | grep -q keyhold"
+    check "seat: keyhold devices says why" eval "kh devices | grep -A3 'Seat Keyboard' | grep -q 'on seat1: Keyhold serves seat0'"
+    record_start seat "$kh_dev" -t 3
+    # (only once it is let go: the daemon's own panic chord would stop it for the checks after)
+    src_send seat "d $K_E" "u $K_E" "d 14" "d 1" "d $K_ENTER" "t 200" "u $K_ENTER" "u 1" "u 14"
+    record_wait seat 10
+    check "seat: its keys are not Keyhold's (nothing on the virtual keyboard)" test -z "$(record_keys seat)"
+    check "seat: its Backspace+Escape+Enter do not stop the daemon" systemctl is-active --quiet keyhold.service
+  fi
   rm -f "$rule"
-  check "seat: back on seat0 (the rule removed, udevadm trigger), grabbed again" \
+  check "seat: back on seat0 (the rule removed, a change event), grabbed again" \
     eval "udevadm control --reload && udevadm trigger --action=change --settle '/sys$syspath' '$dev' && wait_flowing seat '$kh_dev' 20"
   src_stop seat
 }
