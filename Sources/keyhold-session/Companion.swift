@@ -59,16 +59,22 @@ final class Companion {
 
     private func loop(until stop: () -> Bool) throws(DisplayLost) {
         while !stop() {
+            var step = StepClock()
             daemon.connectIfDue(now: Companion.now()) { hello() }
+            step.lap("connecting to the daemon")
             if !typer.isBusy && !calloutOpen { desktop.overlay?.retryAccessibility(now: Companion.now()) }
+            step.lap("asking AT-SPI's registry")
             // The display library may hold events it read while waiting for a reply; poll would
             // not see them.
             if try desktop.dispatch(readable: false) { keymapMayHaveChanged = true }
             _ = try typer.advance(now: Companion.nowMicroseconds())
+            step.lap("the display and the character under way")
             if keymapMayHaveChanged { reportKeymap() }
+            step.lap("the keymap")
             let focusChanges = desktop.takeFocusChanges()
             reportPicker(focusChanges: focusChanges)
             reportFocus(windowChanged: focusChanges > 0)
+            step.lap("the focus")
             // Again: the queries above may have read what the character waited for (an X round
             // trip reads every answer before its own), which poll would then not see.
             let typeBy = try typer.advance(now: Companion.nowMicroseconds())
@@ -92,17 +98,32 @@ final class Companion {
             // Every prepare is followed by its dispatch, whatever the poll said, and before any
             // other GTK call: on Wayland, GDK's prepare holds a read of its display that a GTK
             // call doing a round trip would wait on forever.
+            step = StepClock()
             glib.dispatch(fds[ownCount...])
+            step.lap("GLib's sources")
             if ready < 0 { if pollError == EINTR { continue }; Log.error("poll: \(String(cString: strerror(pollError)))"); return }
             if fds[0].revents & Int16(POLLHUP | POLLERR) != 0 { throw DisplayLost() }
             if fds[0].revents & Int16(POLLOUT) != 0 { try display.flush() }
             if fds[0].revents & Int16(POLLIN) != 0, try desktop.dispatch(readable: true) { keymapMayHaveChanged = true }
+            step.lap("the display's events")
             if fds[1].revents != 0 { try handleDaemon() }
+            step.lap("the daemon's events")
             if fds[2].revents != 0 { daemon.loginsChanged(now: Companion.now()) }
             if let wakeFD = others[2], fds[3].revents != 0 {
                 var count: UInt64 = 0
                 _ = read(wakeFD, &count, 8)   // keys passed IBus: the typer looks at its next turn
             }
+        }
+    }
+
+    /// Times the loop's steps: one that takes long holds up everything else the loop serves (the
+    /// daemon waits 3 s for an answer), so it is logged with its name.
+    private struct StepClock {
+        private var start = Companion.nowMicroseconds()
+        mutating func lap(_ name: String) {
+            let now = Companion.nowMicroseconds()
+            if now - start >= 250_000 { Log.info("\(name) held the companion's loop for \((now - start) / 1000) ms") }
+            start = now
         }
     }
 
