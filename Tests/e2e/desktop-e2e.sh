@@ -956,13 +956,15 @@ gnome_diagnose() {
 gnome_source() { gs_eval "imports.ui.status.keyboard.getInputSourceManager().inputSources[$1].activate(true)" > /dev/null; }
 # gnome_settings: GNOME's settings for a test session, as system defaults: no welcome tour, no
 # blanking or lock, no animations; input sources us and de
+# (No hot corner: pointer_away pushes the pointer into the top left corner before a screenshot,
+# which on GNOME's X11 session opened the Activities overview, and the keys went there.)
 gnome_settings() {
   mkdir -p /etc/dconf/profile /etc/dconf/db/local.d
   printf 'user-db:user\nsystem-db:local\n' > /etc/dconf/profile/user
   printf '%s\n' "[org/gnome/shell]" "welcome-dialog-last-shown-version='999'" \
     "[org/gnome/desktop/session]" "idle-delay=uint32 0" \
     "[org/gnome/desktop/screensaver]" "lock-enabled=false" "idle-activation-enabled=false" \
-    "[org/gnome/desktop/interface]" "enable-animations=false" "cursor-blink=false" \
+    "[org/gnome/desktop/interface]" "enable-animations=false" "cursor-blink=false" "enable-hot-corners=false" \
     "[org/gnome/desktop/input-sources]" "sources=[('xkb', 'us'), ('xkb', 'de')]" > /etc/dconf/db/local.d/00-keyhold-e2e
   dconf update
 }
