@@ -138,7 +138,11 @@ final class Companion {
     }
 
     private func handleDaemon() throws(DisplayLost) {
-        for event in daemon.read() { try handle(event) }
+        for event in daemon.read() {
+            var step = StepClock()
+            try handle(event)
+            step.lap("the daemon's \(event.kind) event")
+        }
     }
 
     private func handle(_ event: CompanionEvent) throws(DisplayLost) {
@@ -202,4 +206,21 @@ final class Companion {
     static func now() -> Int64 { nowMicroseconds() / 1000 }
 
     static func nowMicroseconds() -> Int64 { MonotonicClock.now().microseconds }
+}
+
+private extension CompanionEvent {
+    /// What the event is, for the log (never what it types or shows).
+    var kind: String {
+        switch self {
+        case .accepted: "acceptance"
+        case .layout: "layout"
+        case .error: "error"
+        case .type: "type"
+        case .sound: "sound"
+        case .callout(.opened, _): "callout open"
+        case .callout(.moved, _): "callout move"
+        case .callout(.closed, _): "callout close"
+        case .active: "active"
+        }
+    }
 }
