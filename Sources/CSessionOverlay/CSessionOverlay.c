@@ -18,7 +18,10 @@ static const char *css =
     ".keyhold-cell.selected { background-color: @theme_selected_bg_color; color: @theme_selected_fg_color; }"
     ".keyhold-number { font-size: 16px; font-weight: bold; opacity: 0.8; }"
     ".keyhold-character { font-size: 34px; }"
-    ".keyhold-base .keyhold-character { opacity: 0.6; }";
+    ".keyhold-base .keyhold-character { opacity: 0.6; }"
+    // Between pickers the layer-shell surface stays mapped, a transparent pixel (see create_window).
+    "window.keyhold-idle { background-color: transparent; background-image: none; border: none;"
+    "  box-shadow: none; padding: 0; }";
 
 int kho_init(struct kho_state *s) {
     s->picked = -1;
@@ -74,7 +77,8 @@ void kho_watch_accessibility_bus(struct kho_state *s) {
 int kho_accessibility_bus_up(const struct kho_state *s) { return s->accessibility_bus_up; }
 
 void kho_warm_up(struct kho_state *s) {
-    // The first picker loads the theme and fonts: done here, not while a key waits behind it.
+    // The first picker loads the theme and fonts (and on Wayland maps its surface): done here,
+    // not while a key waits behind it.
     kho_begin(s, "e");
     kho_add(s, "\xc3\xa9");
     gtk_widget_show_all(ROW(s));
@@ -108,16 +112,39 @@ static GtkWidget *cell(struct kho_state *s, int index, const char *number, const
     return clickable;
 }
 
-void kho_hide(struct kho_state *s) {
-    if (s->window) gtk_widget_destroy(WINDOW(s));
-    s->window = NULL; s->row = NULL; s->cell_count = 0;
+static void cells_clear(struct kho_state *s) {
+    for (int i = 0; i < s->cell_count; i++) gtk_widget_destroy(CELL(s, i));
+    s->cell_count = 0;
 }
 
-void kho_begin(struct kho_state *s, const char *base) {
-    kho_hide(s);
+// The layer-shell surface between pickers: 1x1 (a layer surface may not be 0 wide unless
+// stretched), transparent, and clicks go through it.
+static void set_idle(struct kho_state *s, int idle) {
+    GtkStyleContext *style = gtk_widget_get_style_context(WINDOW(s));
+    gtk_style_context_remove_class(style, idle ? "keyhold-picker" : "keyhold-idle");
+    gtk_style_context_add_class(style, idle ? "keyhold-idle" : "keyhold-picker");
+    gtk_widget_set_size_request(ROW(s), idle ? 1 : -1, idle ? 1 : -1);
+    cairo_region_t *nothing = cairo_region_create();
+    gtk_widget_input_shape_combine_region(WINDOW(s), idle ? nothing : NULL);
+    cairo_region_destroy(nothing);
+}
+
+static void window_destroyed(GtkWidget *window, gpointer data) {
+    struct kho_state *s = data;
+    if (s->window != window) return;
+    s->window = NULL; s->row = NULL; s->cell_count = 0; s->shown = 0;
+}
+
+// On Wayland one layer-shell surface serves the whole session, mapped here: gtk-layer-shell maps
+// a surface with a round trip to the compositor, which a busy one (sway just after a login) holds
+// for seconds, while the character picked waits behind it. (Made again only if the compositor
+// closes it, its output gone.) On X11 a popup per picker: mapping one waits for nobody.
+static void create_window(struct kho_state *s) {
     GtkWidget *window;
     if (s->layer_shell) {
         window = gtk_window_new(GTK_WINDOW_TOPLEVEL);
+        GdkVisual *alpha = gdk_screen_get_rgba_visual(gtk_widget_get_screen(window));
+        if (alpha) gtk_widget_set_visual(window, alpha);
         gtk_layer_init_for_window(GTK_WINDOW(window));
         gtk_layer_set_namespace(GTK_WINDOW(window), "keyhold-picker");
         gtk_layer_set_layer(GTK_WINDOW(window), GTK_LAYER_SHELL_LAYER_OVERLAY);
@@ -128,18 +155,36 @@ void kho_begin(struct kho_state *s, const char *base) {
         // Override-redirect: no window manager focuses or decorates it.
         window = gtk_window_new(GTK_WINDOW_POPUP);
         gtk_window_set_accept_focus(GTK_WINDOW(window), FALSE);
+        gtk_style_context_add_class(gtk_widget_get_style_context(window), "keyhold-picker");
     }
     gtk_window_set_title(GTK_WINDOW(window), "keyhold-picker");
-    gtk_style_context_add_class(gtk_widget_get_style_context(window), "keyhold-picker");
+    g_signal_connect(window, "destroy", G_CALLBACK(window_destroyed), s);
     GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 2);
     gtk_box_set_homogeneous(GTK_BOX(row), TRUE);
     gtk_container_add(GTK_CONTAINER(window), row);
     s->window = window;
     s->row = row;
+    if (s->layer_shell) {
+        set_idle(s, 1);
+        gtk_widget_show_all(window);
+    }
+}
+
+void kho_hide(struct kho_state *s) {
+    s->shown = 0;
+    if (!s->window) return;
+    if (!s->layer_shell) { gtk_widget_destroy(WINDOW(s)); return; }   // (window_destroyed forgets it)
+    cells_clear(s);
+    set_idle(s, 1);
+}
+
+void kho_begin(struct kho_state *s, const char *base) {
+    kho_hide(s);
+    if (!s->window) create_window(s);
     s->cells[0] = cell(s, 0, " ", base);
     gtk_style_context_add_class(gtk_widget_get_style_context(gtk_bin_get_child(GTK_BIN(CELL(s, 0)))), "keyhold-base");
     s->picked = -1;
-    gtk_box_pack_start(GTK_BOX(row), CELL(s, 0), FALSE, FALSE, 0);
+    gtk_box_pack_start(GTK_BOX(ROW(s)), CELL(s, 0), FALSE, FALSE, 0);
     s->cell_count = 1;
 }
 
@@ -164,6 +209,7 @@ void kho_present(struct kho_state *s, int selected) {
     if (!s->window) return;
     GtkWidget *window = WINDOW(s);
     kho_select(s, selected);
+    if (s->layer_shell) set_idle(s, 0);
     gtk_widget_show_all(ROW(s));
     if (!s->layer_shell) {
         GdkDisplay *display = gdk_display_get_default();
@@ -194,9 +240,10 @@ void kho_present(struct kho_state *s, int selected) {
         gtk_window_move(GTK_WINDOW(window), x, y);
     }
     gtk_widget_show(window);
+    s->shown = 1;
 }
 
-int kho_visible(const struct kho_state *s) { return s->window && gtk_widget_get_mapped(WINDOW(s)); }
+int kho_visible(const struct kho_state *s) { return s->shown && s->window && gtk_widget_get_mapped(WINDOW(s)); }
 
 int kho_take_pick(struct kho_state *s) {
     int index = s->picked;

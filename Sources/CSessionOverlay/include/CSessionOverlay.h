@@ -3,8 +3,8 @@
 #include <stdint.h>
 
 // keyhold-session's picker overlay: GTK 3, on Wayland a wlr-layer-shell surface (gtk-layer-shell)
-// that never takes keyboard focus, on X11 an override-redirect popup. Drawn only while a callout
-// is open. It runs from GLib's default main context, which the companion dispatches inside its
+// that never takes keyboard focus (mapped for the session's life, a transparent pixel between
+// pickers), on X11 an override-redirect popup while a callout is open. It runs from GLib's default main context, which the companion dispatches inside its
 // own poll loop (SessionLoop.swift). And AT-SPI: what has the focus, and where its caret is
 // (CaretLocator.c).
 //
@@ -28,6 +28,7 @@ struct kho_state {
     void *cells[KHO_MAX_CELLS];
     int cell_count;
     int picked;          // a candidate clicked, until kho_take_pick; -1: none
+    int shown;           // a picker is presented (the layer-shell surface stays mapped between them)
     struct khc_state accessibility;
     // Whether the session bus has the accessibility bus's launcher (org.a11y.Bus) now: watched
     // without activating it, so asking it again never waits for it to start.
@@ -38,7 +39,8 @@ struct kho_state {
 // Opens GTK on the session's display: 1, or 0 when there is no display or nowhere to show the
 // overlay without taking focus (a Wayland compositor without wlr-layer-shell: GNOME).
 int kho_init(struct kho_state *s);
-// Lays out a picker without showing it, so the first real one does not load the theme and fonts.
+// Lays out a picker without showing it, so the first real one does not load the theme and fonts;
+// on Wayland maps the (idle, invisible) surface every picker then shows in.
 void kho_warm_up(struct kho_state *s);
 // Starts a new picker: the base character (index 0), then kho_add for candidates 1...n, then
 // kho_present with the selected index.
@@ -48,7 +50,7 @@ void kho_present(struct kho_state *s, int selected);
 // Highlights another index (0: the base character).
 void kho_select(struct kho_state *s, int selected);
 void kho_hide(struct kho_state *s);
-// 1 while the overlay is mapped.
+// 1 while a picker is shown.
 int kho_visible(const struct kho_state *s);
 // The index of a candidate clicked since the last call (0: the base character), or -1.
 int kho_take_pick(struct kho_state *s);
