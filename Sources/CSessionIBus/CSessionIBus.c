@@ -114,6 +114,7 @@ static GDBusMessage *key_filter(GDBusConnection *c, GDBusMessage *message, gbool
         for (int i = 0; i < KHI_MAX_PENDING; i++) {
             if (!destination || !s->pending[i].sender || s->pending[i].serial != serial || strcmp(s->pending[i].sender, destination) != 0) continue;
             g_clear_pointer(&s->pending[i].sender, g_free);
+            s->answered_at[s->answers++ % KHI_ANSWERS] = g_get_monotonic_time();
             if (s->pending[i].counts) { s->keys_passed++; passed = 1; }
             if (s->pending[i].trace >= 0) s->trace[s->pending[i].trace] |= 1u << 18;
             break;
@@ -147,6 +148,15 @@ uint64_t khi_keys_passed(struct khi_state *s) {
     uint64_t passed = s->keys_passed;
     pthread_mutex_unlock(&s->lock);
     return passed;
+}
+
+int khi_recent_answers(struct khi_state *s, int64_t since_us) {
+    pthread_mutex_lock(&s->lock);
+    unsigned n = s->answers < KHI_ANSWERS ? s->answers : KHI_ANSWERS;
+    int recent = 0;
+    for (unsigned i = 0; i < n; i++) recent += s->answered_at[(s->answers - 1 - i) % KHI_ANSWERS] >= since_us;
+    pthread_mutex_unlock(&s->lock);
+    return recent;
 }
 
 int khi_wake_fd(const struct khi_state *s) { return s->wake_fd; }

@@ -17,7 +17,7 @@
 // says so on the state's eventfd. Nothing here waits: round trips are started and their answers
 // come through the main context.
 
-enum { KHI_MAX_PENDING = 256, KHI_KEY_BITS = 1024, KHI_TRACE = 16 };
+enum { KHI_MAX_PENDING = 256, KHI_KEY_BITS = 1024, KHI_TRACE = 16, KHI_ANSWERS = 32 };
 
 // A ProcessKeyEvent seen and not yet answered: its caller and serial.
 struct khi_pending {
@@ -45,6 +45,10 @@ struct khi_state {
     // bit 16 a release, bit 17 counted (not a repeat), bit 18 answered; `trace_next` the oldest.
     uint32_t trace[KHI_TRACE];
     unsigned trace_next;
+    // When (CLOCK_MONOTONIC µs) the last KHI_ANSWERS key events were answered, repeats included:
+    // each answer puts one event back into mutter's queue (khi_recent_answers).
+    int64_t answered_at[KHI_ANSWERS];
+    unsigned answers;
     char *own_name;
     unsigned filter_id;
     // Written (eventfd) whenever keys pass: the caller's poll wakes.
@@ -92,6 +96,9 @@ int khi_count_key_event(struct khi_state *s, uint32_t keycode, int released);
 // The key events IBus was last asked about, oldest first, as "30v 30^ 14v* ..." (v down, ^ up,
 // * not answered yet, r a repeat), into `out`: for the log when the keys' wait runs out.
 void khi_describe_recent_keys(struct khi_state *s, char *out, size_t size);
+// How many key events IBus answered at or after `since_us` (CLOCK_MONOTONIC), repeats included,
+// up to KHI_ANSWERS: at most that many are still in mutter's event queue ahead of a commit.
+int khi_recent_answers(struct khi_state *s, int64_t since_us);
 // Forgets which keys are down, as a change of focus does (under the lock).
 void khi_forget_keys_down(struct khi_state *s);
 // The picker as a lookup table: `count` candidates labelled 1..n, horizontal, `cursor` highlighted.

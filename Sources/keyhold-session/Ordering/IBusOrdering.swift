@@ -8,8 +8,8 @@ import KeyholdLinux
 /// waits until the daemon's keys before it have passed IBus (their ProcessKeyEvent calls
 /// answered, which ibus-daemon shows a client that asks: CSessionIBus), then for a round trip to
 /// GNOME Shell's main loop on its IBus connection, which proves those keys are back in mutter's
-/// queue (khi_sync_panel_start), two round trips to the compositor, each an iteration of that loop
-/// which hands one on, and `settle`.
+/// queue (khi_sync_panel_start), round trips to the compositor, each an iteration of that loop
+/// which hands one on (as many as there may be events queued ahead, `roundTrips`), and `settle`.
 ///
 /// Measured on a pick's BackSpace in the GNOME phase: sent at once, é came first in the VTE cell;
 /// after a fixed 150 ms, in 1 or 2 of 10 cells; after the answers alone, in 4 of 10; after the
@@ -97,7 +97,8 @@ final class IBusOrdering: KeyOrdering {
                 guard let busy = panelAnswered(now) else { return waiting(until: nil) }
                 if busy >= Self.busy { tellDaemon = true }
                 try seat.startRoundTrip()
-                phase = .compositor(remaining: 2, reached: reached)
+                let queued = Int(khi_recent_answers(ibus.state.pointer, now - Self.queueWindow))
+                phase = .compositor(remaining: Self.roundTrips + queued, reached: reached)
             case .compositor(let remaining, let reached):
                 guard seat.roundTripAnswered else { return waiting(until: nil) }
                 if remaining > 1 {
@@ -140,6 +141,14 @@ final class IBusOrdering: KeyOrdering {
     /// program 0.9-1.2 s after its press at the median, 2 s at worst, where it does not look busy
     /// (its IBus panel answers at once); past the 1 s wait a pick's é went ahead of its BackSpace.
     static let focusedTimeout: Int64 = 4_000_000
+    /// Round trips to the compositor after the panel's answer, beyond one per key event IBus
+    /// answered within `queueWindow`: mutter's backend source hands on one queued event per
+    /// main-loop iteration, and every answered key event (an autorepeat's too) is one more event
+    /// in that queue. Two alone let a pick's é pass its BackSpace behind a held e's repeats
+    /// (CI, the stalled GTK cell under GNOME: exyz).
+    static let roundTrips = 2
+    /// Key events answered longer ago than this are taken to have left mutter's queue.
+    static let queueWindow: Int64 = 2_000_000
     /// After the compositor's round trips, for its event queue.
     static let settle: Int64 = 20_000
     /// A round trip to the panel goes out after each slice of the wait for keys without them.
