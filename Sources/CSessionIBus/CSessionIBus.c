@@ -42,24 +42,17 @@ int khi_count_key_event(struct khi_state *s, uint32_t keycode, int released) {
 
 void khi_forget_keys_down(struct khi_state *s) { memset(s->keys_down, 0, sizeof s->keys_down); }
 
-// Whether a ProcessKeyEvent (keyval, keycode, state) is a transition; a malformed one counts.
-static gboolean counts_key_call(struct khi_state *s, GDBusMessage *message) {
+// Notes a ProcessKeyEvent (keyval, keycode, state) under the lock: whether it is a transition
+// (`counts`; a malformed one counts) and its slot in the trace ring (-1 for a malformed one).
+static void note_key_call(struct khi_state *s, GDBusMessage *message, int *counts, int *trace) {
     GVariant *body = g_dbus_message_get_body(message);
-    if (!body || !g_variant_is_of_type(body, G_VARIANT_TYPE("(uuu)"))) return TRUE;
+    if (!body || !g_variant_is_of_type(body, G_VARIANT_TYPE("(uuu)"))) { *counts = 1; *trace = -1; return; }
     guint32 keyval, keycode, state;
     g_variant_get(body, "(uuu)", &keyval, &keycode, &state);
-    return khi_count_key_event(s, keycode, (state & IBUS_RELEASE_MASK) != 0);
-}
-
-// Notes the call in the trace ring (under the lock): its slot, or -1 for a malformed one.
-static int trace_call(struct khi_state *s, GDBusMessage *message, gboolean counts) {
-    GVariant *body = g_dbus_message_get_body(message);
-    if (!body || !g_variant_is_of_type(body, G_VARIANT_TYPE("(uuu)"))) return -1;
-    guint32 keyval, keycode, state;
-    g_variant_get(body, "(uuu)", &keyval, &keycode, &state);
-    int slot = (int)(s->trace_next++ % KHI_TRACE);
-    s->trace[slot] = (keycode & 0xffff) | ((state & IBUS_RELEASE_MASK) ? 1u << 16 : 0) | (counts ? 1u << 17 : 0);
-    return slot;
+    int released = (state & IBUS_RELEASE_MASK) != 0;
+    *counts = khi_count_key_event(s, keycode, released);
+    *trace = (int)(s->trace_next++ % KHI_TRACE);
+    s->trace[*trace] = (keycode & 0xffff) | (released ? 1u << 16 : 0) | (*counts ? 1u << 17 : 0);
 }
 
 void khi_describe_recent_keys(struct khi_state *s, char *out, size_t size) {
@@ -98,8 +91,7 @@ static GDBusMessage *key_filter(GDBusConnection *c, GDBusMessage *message, gbool
         }
         s->pending[slot].sender = g_strdup(g_dbus_message_get_sender(message));
         s->pending[slot].serial = g_dbus_message_get_serial(message);
-        s->pending[slot].counts = counts_key_call(s, message);
-        s->pending[slot].trace = trace_call(s, message, s->pending[slot].counts);
+        note_key_call(s, message, &s->pending[slot].counts, &s->pending[slot].trace);
         pthread_mutex_unlock(&s->lock);
         g_object_unref(message);
         return NULL;
