@@ -106,7 +106,7 @@ static GDBusMessage *key_filter(GDBusConnection *c, GDBusMessage *message, gbool
         for (int i = 0; i < KHI_MAX_PENDING; i++) {
             if (!destination || !s->pending[i].sender || s->pending[i].serial != serial || strcmp(s->pending[i].sender, destination) != 0) continue;
             g_clear_pointer(&s->pending[i].sender, g_free);
-            s->answered_at[s->answers++ % KHI_ANSWERS] = g_get_monotonic_time();
+            khi_note_answer(s, g_get_monotonic_time());
             if (s->pending[i].counts) { s->keys_passed++; passed = 1; }
             if (s->pending[i].trace >= 0) s->trace[s->pending[i].trace] |= 1u << 18;
             break;
@@ -141,6 +141,8 @@ uint64_t khi_keys_passed(struct khi_state *s) {
     pthread_mutex_unlock(&s->lock);
     return passed;
 }
+
+void khi_note_answer(struct khi_state *s, int64_t at_us) { s->answered_at[s->answers++ % KHI_ANSWERS] = at_us; }
 
 int khi_recent_answers(struct khi_state *s, int64_t since_us) {
     pthread_mutex_lock(&s->lock);

@@ -96,6 +96,9 @@ int khi_count_key_event(struct khi_state *s, uint32_t keycode, int released);
 // The key events IBus was last asked about, oldest first, as "30v 30^ 14v* ..." (v down, ^ up,
 // * not answered yet, r a repeat), into `out`: for the log when the keys' wait runs out.
 void khi_describe_recent_keys(struct khi_state *s, char *out, size_t size);
+// Notes that IBus answered a key event at `at_us` (the filter, under the lock; exported for its
+// tests).
+void khi_note_answer(struct khi_state *s, int64_t at_us);
 // How many key events IBus answered at or after `since_us` (CLOCK_MONOTONIC), repeats included,
 // up to KHI_ANSWERS: at most that many are still in mutter's event queue ahead of a commit.
 int khi_recent_answers(struct khi_state *s, int64_t since_us);
