@@ -4,9 +4,9 @@
 
 // keyhold-session's picker overlay: GTK 3, on Wayland a wlr-layer-shell surface (gtk-layer-shell)
 // that never takes keyboard focus (mapped for the session's life, a transparent pixel between
-// pickers), on X11 an override-redirect popup while a callout is open. It runs from GLib's default main context, which the companion dispatches inside its
-// own poll loop (SessionLoop.swift). And AT-SPI: what has the focus, and where its caret is
-// (CaretLocator.c).
+// pickers), on X11 an override-redirect popup while a callout is open. It runs from GLib's
+// default main context, which the companion dispatches inside its own poll loop (GLibLoop.swift,
+// Companion.swift). And AT-SPI: what has the focus, and where its caret is (CaretLocator.c).
 //
 // No state of its own: everything lives in the `kho_state` the caller owns (zeroed, then
 // kho_init), passed to every call; GTK's and AT-SPI's callbacks get it as their data.
@@ -28,7 +28,7 @@ struct kho_state {
     void *cells[KHO_MAX_CELLS];
     int cell_count;
     int picked;          // a candidate clicked, until kho_take_pick; -1: none
-    int shown;           // a picker is presented (the layer-shell surface stays mapped between them)
+    int shown;           // a picker is presented (the layer-shell surface stays mapped between)
     struct khc_state accessibility;
     // Whether the session bus has the accessibility bus's launcher (org.a11y.Bus) now: watched
     // without activating it, so asking it again never waits for it to start.
