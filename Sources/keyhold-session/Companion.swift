@@ -120,9 +120,10 @@ final class Companion {
     /// daemon waits 3 s for an answer), so it is logged with its name.
     private struct StepClock {
         private var start = Companion.nowMicroseconds()
-        mutating func lap(_ name: String) {
+        /// `name` is made only for a step that is logged (most laps name a daemon event).
+        mutating func lap(_ name: @autoclosure () -> String) {
             let now = Companion.nowMicroseconds()
-            if now - start >= 250_000 { Log.info("\(name) held the companion's loop for \((now - start) / 1000) ms") }
+            if now - start >= 250_000 { Log.info("\(name()) held the companion's loop for \((now - start) / 1000) ms") }
             start = now
         }
     }
