@@ -28,8 +28,8 @@
 #             [feedback] lose no tap (latency printed), keep a held Shift, reopen the sound card
 #   hotplug   a keyboard plugged in after start is grabbed through udev (libudev monitor)
 #   logind    started after the daemon (as on a boot, where they start side by side): followed
-#   seat      a keyboard attached to seat1 (ID_SEAT, as `loginctl attach` sets it) is let go, its
-#             ACL removed, its keys and its panic chord not Keyhold's; back on seat0, grabbed again
+#   seat      a keyboard attached to seat1 by `loginctl attach` is let go, its ACL removed, its
+#             keys and its panic chord not Keyhold's; after `loginctl flush-devices`, grabbed again
 #   sleep     PrepareForSleep(true) from logind (a fake logind owning org.freedesktop.login1: the
 #             real one cannot be asked to emit it without suspending) while a key is held: the
 #             output key is released before the sleep delay lock is given back; the same signal
@@ -91,25 +91,31 @@ fake_logind_start() {
 fl() { printf '%s\n' "$@" >&"$FL_FD"; }
 fl_count() { grep -c -- "$1" "$FL_OUT" 2>/dev/null || true; }
 
-# seat_check KH_DEV: a keyboard attached to a second seat (ID_SEAT, as `loginctl attach` sets it
-# when an administrator makes one) is let go and left to that seat: no ACL for the daemon's user,
-# its keys not typed by Keyhold, its panic chord not the daemon's; back on seat0, grabbed again.
+# seat_check KH_DEV: a keyboard an administrator attaches to a second seat with `loginctl attach
+# seat1` is let go and left to that seat: no ACL for the daemon's user, its keys not typed by
+# Keyhold, its panic chord not the daemon's; `loginctl flush-devices` gives it back to seat0,
+# where it is grabbed again.
 seat_check() {
   local kh_dev=$1 dev syspath
   if ! src_start seat "Keyhold Service Seat Keyboard"; then fail "seat: a keyboard for the second seat created"; return; fi
   dev=${SRC_DEV[seat]}
   check "seat: on seat0 it is grabbed" wait_flowing seat "$kh_dev" 20
   syspath=$(udevadm info -q path -n "$dev" | sed 's|/event[0-9]*$||')
-  # What `loginctl attach seat1` makes of a device (72-seat-*.rules: ID_SEAT, then a change
-  # event): logind attaches the input device only, by its ID_FOR_SEAT, which a virtual keyboard
-  # lacks; given one, its event node still did not show the seat in the guest. So the rule is
-  # the suite's own, on both.
-  local rule=/etc/udev/rules.d/72-keyhold-e2e-seat.rules
-  printf '%s\n' "SUBSYSTEM==\"input\", ATTRS{name}==\"Keyhold Service Seat Keyboard\", ENV{ID_SEAT}=\"seat1\"" > "$rule"
-  check "seat: attached to seat1 (ID_SEAT by a udev rule, then a change event)" \
-    eval "udevadm control --reload && udevadm trigger --action=change --settle '/sys$syspath' '$dev'"
-  check "seat: udev says seat1" wait_until 10 eval "udevadm info -q property -n '$dev' | grep -qx ID_SEAT=seat1"
-  if check "seat: the daemon lets it go" "$PROBE" grabbed "$dev" -r -t 10; then
+  # logind attaches a device by its ID_FOR_SEAT, which 71-seat.rules makes from the device's
+  # physical path (path_id: "input-pci-0000_00_14_0-usb-0_1_1_0"); a uinput keyboard has none,
+  # so the suite gives this one its own, as path_id would a keyboard on a USB port.
+  local for_seat=/etc/udev/rules.d/70-keyhold-e2e-for-seat.rules
+  printf '%s\n' 'SUBSYSTEM=="input", KERNEL=="input*", ATTR{name}=="Keyhold Service Seat Keyboard", ENV{ID_FOR_SEAT}="input-keyhold-e2e-seat"' > "$for_seat"
+  udevadm control --reload && udevadm trigger --action=change --settle "/sys$syspath"
+  check "seat: loginctl attach seat1 (logind writes its rule and sends the device a change)" \
+    eval "loginctl attach seat1 '/sys$syspath' && udevadm settle && test -f /etc/udev/rules.d/72-seat-input-keyhold-e2e-seat.rules"
+  # udevd reads changed rule files at most every 3 s: logind's change event, sent as it writes
+  # the rule and just after the one above, can still meet the old rules. Sent again, reloaded.
+  udevadm control --reload && udevadm trigger --action=change --settle "/sys$syspath" "$dev"
+  if ! check "seat: udev says seat1" wait_until 10 eval "udevadm info -q property -n '$dev' | grep -qx ID_SEAT=seat1"; then
+    udevadm info -q property -p "$syspath" | grep -E 'ID_FOR_SEAT|ID_SEAT|TAGS' | sed 's/^/  input: /'
+    udevadm info -q property -n "$dev" | grep -E 'ID_FOR_SEAT|ID_SEAT|TAGS' | sed 's/^/  node:  /'
+  elif check "seat: the daemon lets it go" "$PROBE" grabbed "$dev" -r -t 10; then
     check "seat: the daemon's user has no ACL on it" eval "! getfacl -p '$dev' 2> /dev/null | grep -q keyhold"
     check "seat: keyhold devices says why" eval "kh devices | grep -A3 'Seat Keyboard' | grep -q 'on seat1: Keyhold serves seat0'"
     record_start seat "$kh_dev" -t 3
@@ -119,9 +125,9 @@ seat_check() {
     check "seat: its keys are not Keyhold's (nothing on the virtual keyboard)" test -z "$(record_keys seat)"
     check "seat: its Backspace+Escape+Enter do not stop the daemon" systemctl is-active --quiet keyhold.service
   fi
-  rm -f "$rule"
-  check "seat: back on seat0 (the rule removed, a change event), grabbed again" \
-    eval "udevadm control --reload && udevadm trigger --action=change --settle '/sys$syspath' '$dev' && wait_flowing seat '$kh_dev' 20"
+  check "seat: loginctl flush-devices gives it back to seat0, where it is grabbed again" \
+    eval "loginctl flush-devices && udevadm settle && wait_flowing seat '$kh_dev' 20"
+  rm -f "$for_seat"; udevadm control --reload
   src_stop seat
 }
 
