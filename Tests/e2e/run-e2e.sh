@@ -26,8 +26,8 @@
 #             Caps Lock then gives ^C held with c and Escape tapped alone
 #   auto      unicode_method = "auto": console on a text VT; a switch to a VT in graphics mode
 #             makes it ctrl-shift-u (seen on the virtual keyboard), and back
-#   flood     20,000 events at keyboard rate: none lost, order kept; an unthrottled 20,000-event
-#             burst (overflows the kernel's 64-event buffer): order kept, a SYN_DROPPED resync
+#   flood     FLOOD_EVENTS (20,000) events at keyboard rate: none lost, order kept; an unthrottled
+#             burst of as many (overflows the kernel's 64-event buffer): order kept, a SYN_DROPPED resync
 #             logged, nothing stuck
 #   soak      a day of typing, shortened: 3 x 10^4 events with callouts, dual-role keys, layer
 #             switches and reloads between them: none lost, none held, no file left open, RSS
@@ -674,25 +674,25 @@ EOF
   check "auto: back on a text VT, the console method again" wait_log 10 "unicode method console (auto: text console.* on VT 1"
 
   # ---- flood ----------------------------------------------------------------------------------
-  local t0 t1 rec=flood
-  flood_cmds 20000 4 4 > "$E2E_WORK/flood.cmds"
-  record_start $rec "$KH_DEV" -n 20000 -t 120
+  local t0 t1 rec=flood n=${FLOOD_EVENTS:-20000}
+  flood_cmds "$n" 4 4 > "$E2E_WORK/flood.cmds"
+  record_start $rec "$KH_DEV" -n "$n" -t 120
   t0=$(now_us)
   cat "$E2E_WORK/flood.cmds" >&"${SRC_FD[kb]}"
   wait "${REC_PID[$rec]}"; t1=$(now_us)
-  out=$("$PROBE" flood-verify 20000 -s < "${REC_FILE[$rec]}")
+  out=$("$PROBE" flood-verify "$n" -s < "${REC_FILE[$rec]}")
   log "paced flood (bursts of 4 events, 4 ms apart): $out in $(( (t1 - t0) / 1000 )) ms"
-  check "flood: 20,000 events at keyboard rate, none lost, order kept" "$PROBE" flood-verify 20000 -s < "${REC_FILE[$rec]}"
+  check "flood: $n events at keyboard rate, none lost, order kept" "$PROBE" flood-verify "$n" -s < "${REC_FILE[$rec]}"
   local drops0; drops0=$(log_count "SYN_DROPPED")
-  record_start $rec "$KH_DEV" -n 20000 -t 15
+  record_start $rec "$KH_DEV" -n "$n" -t 15
   t0=$(now_us)
-  src_send kb "flood 20000"
+  src_send kb "flood $n"
   src_sync kb 60; t1=$(now_us)
   wait "${REC_PID[$rec]}"
-  out=$("$PROBE" flood-verify 20000 < "${REC_FILE[$rec]}")
+  out=$("$PROBE" flood-verify "$n" < "${REC_FILE[$rec]}")
   log "unthrottled flood written in $(( (t1 - t0) / 1000 )) ms: $out; keyhold logged $(( $(log_count SYN_DROPPED) - drops0 )) (rate-limited) SYN_DROPPED resync warning(s)"
-  check "flood: unthrottled 20,000 events, what arrives is in order" "$PROBE" flood-verify 20000 < "${REC_FILE[$rec]}"
-  # 20,000 events written at once overflow the kernel's 64-event buffer: keyhold must notice
+  check "flood: unthrottled $n events, what arrives is in order" "$PROBE" flood-verify "$n" < "${REC_FILE[$rec]}"
+  # thousands of events written at once overflow the kernel's 64-event buffer: keyhold must notice
   check "flood: keyhold logged a SYN_DROPPED resync" wait_log 5 "SYN_DROPPED.*resyncing" $((drops0 + 1))
   check "flood: nothing held on the virtual keyboard afterwards" keystate_is "$KH_DEV" "held: none"
   check "flood: keyhold still running" kill -0 "$KH_PID"
@@ -813,7 +813,7 @@ host() {
   . "$HERE/host.sh"
   # a longer soak (SOAK_SEGMENTS) gets 45 s more per segment
   local segments=${SOAK_SEGMENTS:-3}
-  e2e_host run-e2e keyhold --qmp --keyhold KEYHOLD SOAK_SEGMENTS SOAK_EVENTS \
+  e2e_host run-e2e keyhold --qmp --keyhold KEYHOLD SOAK_SEGMENTS SOAK_EVENTS FLOOD_EVENTS \
     VM_TIMEOUT="${VM_TIMEOUT:-$(( 900 + 45 * (segments > 10 ? segments - 10 : 0) ))}"
 }
 
