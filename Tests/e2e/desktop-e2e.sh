@@ -492,7 +492,7 @@ repeats_then_pick_check() {
   read -r down up < <(awk '!/^#/ && $2 == 45 && $3 != 2 { sub(/\./, "", $1); printf "%s ", $1 }' "${REC_FILE[repeat]}")
   if [ -n "$times" ] && [ -n "$down" ]; then
     log "$TARGET $app: x held: Keyhold wrote it down, then up $(( (${up:-$down} - down) / 1000 )) ms later;" \
-      "the program showed x, xx and xxx $(awk -v d="$down" '$2 ~ /^x{1,3}$/ && !seen[$2]++ { printf "%s%d", n++ ? ", " : "", ($1 - d) / 1000 }' "$times") ms after the press"
+      "the program showed x, xx and xxx $(awk -v d="$down" '($2 == "x" || $2 == "xx" || $2 == "xxx") && !seen[$2]++ { printf "%s%d", n++ ? ", " : "", ($1 - d) / 1000 }' "$times") ms after the press"
   fi
   MATRIX+=("$(printf '%-8s %-6s %-4s %-22s %s' "$TARGET" "$app" us "x held, hold e, 2" "$(cat "$file")")")
   check "$TARGET $app us: x held (it repeats), then hold e, 2 -> x…xé" grep -qxE 'x{3,}é' "$file"
