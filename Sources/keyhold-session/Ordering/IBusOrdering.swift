@@ -142,10 +142,11 @@ final class IBusOrdering: KeyOrdering {
     /// (its IBus panel answers at once); past the 1 s wait a pick's é went ahead of its BackSpace.
     static let focusedTimeout: Int64 = 4_000_000
     /// Round trips to the compositor after the panel's answer, beyond one per key event IBus
-    /// answered within `queueWindow`: mutter's backend source hands on one queued event per
-    /// main-loop iteration, and every answered key event (an autorepeat's too) is one more event
-    /// in that queue. Two alone let a pick's é pass its BackSpace behind a held e's repeats
-    /// (CI, the stalled GTK cell under GNOME: exyz).
+    /// answered within `queueWindow` (every answered key event, an autorepeat's too, goes back
+    /// into mutter's queue). mutter 43 answers a round trip only once that queue is empty (its
+    /// backend source has a higher priority than its Wayland source), so the first already waits
+    /// for it; the rest are time. What they cannot order: a GTK program that reads the BackSpace
+    /// and the commit in one dispatch applies the commit first (docs/ARCHITECTURE.md).
     static let roundTrips = 2
     /// Key events answered longer ago than this are taken to have left mutter's queue.
     static let queueWindow: Int64 = 2_000_000
