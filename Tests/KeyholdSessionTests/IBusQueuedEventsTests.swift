@@ -2,8 +2,8 @@ import CSessionIBus
 import XCTest
 
 /// How many key events may still wait in mutter's queue ahead of a commit: those IBus answered
-/// lately, repeats included (each is put back into the queue, which hands on one per main-loop
-/// iteration), counted so the wait makes a compositor round trip for each.
+/// lately, repeats included (each is put back into the queue), counted so the wait makes a
+/// compositor round trip for each (IBusOrdering.roundTrips says what those round trips prove).
 final class IBusQueuedEventsTests: XCTestCase {
     /// The backend's state, as the companion owns it (zeroed: nothing answered).
     private var state = khi_state()
