@@ -407,8 +407,10 @@ game_check() {
               END { printf "%d %d %d %d", presses, releases, other, (r - p) * 1000 }' "$game")
   local presses releases other ms; read -r presses releases other ms <<< "$held"
   log "$TARGET game window: $presses presses of a (the first and the desktop's repeats), $releases release, ${ms} ms from press to release, $other other keys"
-  check "$TARGET: the game window gets a held for the second it is held (1 press + repeats, 1 release 900-1400 ms later, nothing else)" \
-    test "$presses" -ge 3 -a "$releases" -eq 1 -a "$other" -eq 0 -a "$ms" -ge 900 -a "$ms" -le 1400
+  # By the events' own timestamps: a program the guest did not schedule for that second reads the
+  # press and the release together, and its toolkit's repeats (Wayland's) never come.
+  check "$TARGET: the game window gets a held for the second it is held (a press, 1 release 900-1400 ms later by the events' timestamps, nothing else): got $presses presses, $releases release, $ms ms, $other other keys" \
+    test "$presses" -ge 1 -a "$releases" -eq 1 -a "$other" -eq 0 -a "$ms" -ge 900 -a "$ms" -le 1400
   MATRIX+=("$(printf '%-8s %-6s %-4s %-22s %s' "$TARGET" game us "a held 1 s" "$presses presses, $releases release, $ms ms")")
   pkill -u kuser -f "game-window.py $game"
   check "$TARGET: GTK entry focused after the game" focus keyhold-gtk

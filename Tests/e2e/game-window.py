@@ -1,8 +1,11 @@
 #!/usr/bin/python3
 """A window as games are: fullscreen, no text field, no input method, nothing editable; it
-records every key press and release with its time (CLOCK_MONOTONIC seconds), one line each:
-"press a 123.456789". Repeats the desktop makes of a held key come as more presses. What a real
-program received. Usage: game-window.py FILE TITLE"""
+records every key press and release, one line each: "press a 123.456 7.891234", the event's own
+time (the desktop's timestamp, in seconds) and when the program read it (CLOCK_MONOTONIC seconds).
+A program that is not scheduled for a while reads late, and then reads a press and its release
+together, but their timestamps still say how long the key was down. Repeats the desktop (or on
+Wayland the toolkit) makes of a held key come as more presses. What a real program received.
+Usage: game-window.py FILE TITLE"""
 import sys
 import time
 
@@ -18,7 +21,8 @@ out = open(path, "w", encoding="utf-8", buffering=1)
 
 def key(_widget, event, kind):
     name = Gdk.keyval_name(Gdk.keyval_to_lower(event.keyval)) or str(event.keyval)
-    out.write(f"{kind} {name} {time.clock_gettime(time.CLOCK_MONOTONIC):.6f}\n")
+    read = time.clock_gettime(time.CLOCK_MONOTONIC)
+    out.write(f"{kind} {name} {event.time / 1000:.3f} {read:.6f}\n")
     return True
 
 
