@@ -119,7 +119,7 @@ let package = Package(
         .target(
             name: "CSessionOverlay",
             cSettings: pkgConfigCFlags("gtk-layer-shell-0", "atspi-2"),
-            linkerSettings: [.linkedLibrary("gtk-layer-shell"), .linkedLibrary("gtk-3"), .linkedLibrary("gdk-3"), .linkedLibrary("atspi"),
+            linkerSettings: [.linkedLibrary("gtk-layer-shell"), .linkedLibrary("gtk-3"), .linkedLibrary("gdk-3"), .linkedLibrary("atspi"), .linkedLibrary("dbus-1"),
                              .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]
         ),
         // Its GNOME backend: IBus (also wherever IBus is the input method) and GNOME's input

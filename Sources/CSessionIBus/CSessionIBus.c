@@ -43,14 +43,16 @@ int khi_count_key_event(struct khi_state *s, uint32_t keycode, int released) {
 void khi_forget_keys_down(struct khi_state *s) { memset(s->keys_down, 0, sizeof s->keys_down); }
 
 // Notes a ProcessKeyEvent (keyval, keycode, state) under the lock: whether it is a transition
-// (`counts`; a malformed one counts) and its slot in the trace ring (-1 for a malformed one).
-static void note_key_call(struct khi_state *s, GDBusMessage *message, int *counts, int *trace) {
+// (`counts`; a malformed one counts), its slot in the trace ring (-1 for a malformed one) and
+// what it does to a text field.
+static void note_key_call(struct khi_state *s, GDBusMessage *message, int *counts, int *trace, int *edits) {
     GVariant *body = g_dbus_message_get_body(message);
-    if (!body || !g_variant_is_of_type(body, G_VARIANT_TYPE("(uuu)"))) { *counts = 1; *trace = -1; return; }
+    if (!body || !g_variant_is_of_type(body, G_VARIANT_TYPE("(uuu)"))) { *counts = 1; *trace = -1; *edits = KHI_EDIT_NONE; return; }
     guint32 keyval, keycode, state;
     g_variant_get(body, "(uuu)", &keyval, &keycode, &state);
     int released = (state & IBUS_RELEASE_MASK) != 0;
     *counts = khi_count_key_event(s, keycode, released);
+    *edits = released ? KHI_EDIT_NONE : khi_key_edit(keyval, state);
     *trace = (int)(s->trace_next++ % KHI_TRACE);
     s->trace[*trace] = (keycode & 0xffff) | (released ? 1u << 16 : 0) | (*counts ? 1u << 17 : 0);
 }
@@ -91,7 +93,7 @@ static GDBusMessage *key_filter(GDBusConnection *c, GDBusMessage *message, gbool
         }
         s->pending[slot].sender = g_strdup(g_dbus_message_get_sender(message));
         s->pending[slot].serial = g_dbus_message_get_serial(message);
-        note_key_call(s, message, &s->pending[slot].counts, &s->pending[slot].trace);
+        note_key_call(s, message, &s->pending[slot].counts, &s->pending[slot].trace, &s->pending[slot].edits);
         pthread_mutex_unlock(&s->lock);
         g_object_unref(message);
         return NULL;
@@ -107,6 +109,15 @@ static GDBusMessage *key_filter(GDBusConnection *c, GDBusMessage *message, gbool
             if (!destination || !s->pending[i].sender || s->pending[i].serial != serial || strcmp(s->pending[i].sender, destination) != 0) continue;
             g_clear_pointer(&s->pending[i].sender, g_free);
             khi_note_answer(s, g_get_monotonic_time());
+            // Answered TRUE: the engine took the key, and the program never gets it.
+            GVariant *body = g_dbus_message_get_body(message);
+            gboolean taken = FALSE;
+            if (type == G_DBUS_MESSAGE_TYPE_METHOD_RETURN && body && g_variant_is_of_type(body, G_VARIANT_TYPE("(b)")))
+                g_variant_get(body, "(b)", &taken);
+            if (s->pending[i].edits != KHI_EDIT_NONE && !taken) {
+                s->edit_kind = s->pending[i].edits;
+                s->edit_passed_at = g_get_monotonic_time();
+            }
             if (s->pending[i].counts) { s->keys_passed++; passed = 1; }
             if (s->pending[i].trace >= 0) s->trace[s->pending[i].trace] |= 1u << 18;
             break;
@@ -132,6 +143,8 @@ static void watch_keys(struct khi_state *s, GDBusConnection *connection) {
 void khi_reset_keys(struct khi_state *s) {
     pthread_mutex_lock(&s->lock);
     s->keys_passed = 0;
+    s->edit_kind = KHI_EDIT_NONE;
+    s->edit_passed_at = 0;
     pthread_mutex_unlock(&s->lock);
 }
 
@@ -140,6 +153,22 @@ uint64_t khi_keys_passed(struct khi_state *s) {
     uint64_t passed = s->keys_passed;
     pthread_mutex_unlock(&s->lock);
     return passed;
+}
+
+int khi_last_edit(struct khi_state *s, int64_t *at_us) {
+    pthread_mutex_lock(&s->lock);
+    int kind = s->edit_kind;
+    *at_us = s->edit_passed_at;
+    pthread_mutex_unlock(&s->lock);
+    return kind;
+}
+
+int khi_key_edit(uint32_t keyval, uint32_t state) {
+    if (keyval == IBUS_KEY_BackSpace || keyval == IBUS_KEY_Delete || keyval == IBUS_KEY_KP_Delete) return KHI_EDIT_DELETE;
+    // A shortcut edits nothing; Return, Tab and Escape are characters below the space.
+    if (state & (IBUS_CONTROL_MASK | IBUS_MOD1_MASK | IBUS_MOD4_MASK | IBUS_SUPER_MASK)) return KHI_EDIT_NONE;
+    gunichar c = ibus_keyval_to_unicode(keyval);
+    return c >= 0x20 && c != 0x7f ? KHI_EDIT_INSERT : KHI_EDIT_NONE;
 }
 
 void khi_note_answer(struct khi_state *s, int64_t at_us) { s->answered_at[s->answers++ % KHI_ANSWERS] = at_us; }

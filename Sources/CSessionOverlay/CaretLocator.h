@@ -2,9 +2,8 @@
 #define KEYHOLD_CARET_LOCATOR_H
 #include "CSessionOverlay.h"
 #include <stdint.h>
-// Connects to the accessibility bus and follows the focus: 1, or 0 where there is no bus or its
-// registry does not answer (then registry_error says why).
-int khc_start(struct khc_state *s);
+// khc_start (CSessionOverlay.h): connects to the accessibility bus and follows the focus (then
+// registry_error says why it could not).
 // The screen rectangle of the character before the focused text's caret: 1, or 0 when unknown.
 int khc_caret(struct khc_state *s, int *x, int *y, int *width, int *height);
 // What the accessible that has the focus is, as its application says through AT-SPI.

@@ -25,7 +25,12 @@ struct khi_pending {
     uint32_t serial;
     int counts;   // a key transition, not a repeat (khi_count_key_event)
     int trace;    // its slot in `trace` (-1: none)
+    int edits;    // what the key does to a text field (khi_key_edit)
 };
+
+// What a key press does to a text field when the engine lets it through: nothing known, inserts
+// a character, deletes one (BackSpace, Delete).
+enum { KHI_EDIT_NONE = 0, KHI_EDIT_INSERT = 1, KHI_EDIT_DELETE = 2 };
 
 struct khi_state {
     void *bus;     // IBusBus *
@@ -39,6 +44,10 @@ struct khi_state {
     pthread_mutex_t lock;
     struct khi_pending pending[KHI_MAX_PENDING];
     uint64_t keys_passed;
+    // The last key that passed IBus (not taken by the engine) and edits text, since the count
+    // started: its KHI_EDIT_ kind, and when it passed (CLOCK_MONOTONIC µs).
+    int edit_kind;
+    int64_t edit_passed_at;
     // The keys IBus has seen go down and not up (see khi_count_key_event).
     uint8_t keys_down[KHI_KEY_BITS / 8];
     // The last KHI_TRACE key events IBus was asked about, for a wait that ran out: keycode, then
@@ -89,6 +98,12 @@ int khi_sync_panel_done(const struct khi_state *s);
 void khi_reset_keys(struct khi_state *s);
 // How many keys have passed IBus since the count started.
 uint64_t khi_keys_passed(struct khi_state *s);
+// The last key that passed IBus and edits text since the count started (KHI_EDIT_NONE: none), and
+// when it passed: the program gets it after that.
+int khi_last_edit(struct khi_state *s, int64_t *at_us);
+// What a press of `keyval` with modifiers `state` does to a text field (KHI_EDIT_); exported for
+// its tests.
+int khi_key_edit(uint32_t keyval, uint32_t state);
 // Whether a key event IBus is asked about counts as a key that passed: a release, or a press of
 // a key not already down (a press of one down is the desktop's autorepeat); remembers which keys
 // are down. Called by the counting filter under the lock; exported for its tests.

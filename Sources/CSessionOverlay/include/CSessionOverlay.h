@@ -19,6 +19,14 @@ struct khc_state {
     int64_t focused_at;    // CLOCK_MONOTONIC ms of the last focus event
     int started;
     char registry_error[200];
+    // The focused program's word on its text (ProgramAnswer.c): when it last said text was
+    // inserted or deleted (CLOCK_MONOTONIC µs), the bus name of the program that last said so,
+    // and the call under way to it.
+    int follows_text;
+    int64_t inserted_at, deleted_at;
+    char speaking[128];
+    unsigned ping_generation;
+    int ping_answered;
 };
 
 struct kho_state {
@@ -75,4 +83,19 @@ int kho_accessibility_bus_up(const struct kho_state *s);
 int kho_focus_kind(struct kho_state *s, int *pid, int64_t *at_ms);
 // When the focus last moved, as AT-SPI's events said (cheap: no D-Bus call).
 int64_t kho_focus_moved_at(const struct kho_state *s);
+
+// AT-SPI where there is no overlay (GNOME): follows the focus as kho_init does (CaretLocator.c):
+// 1, or 0 where there is no accessibility bus or its registry does not answer.
+int khc_start(struct khc_state *s);
+// Also follows what the focused program says of its text (ProgramAnswer.c): 1, or 0 when AT-SPI
+// is not started or the listener cannot be had.
+int khc_follow_text(struct khc_state *s);
+// 1 when the program that has the focus has said its text changed (since khc_follow_text).
+int khc_focused_speaks(const struct khc_state *s);
+// When the focused program last said text was deleted (`deleted` 1) or inserted (0), CLOCK_MONOTONIC µs.
+int64_t khc_text_changed_at(const struct khc_state *s, int deleted);
+// Asks the focused program something its main loop answers: 0 sent (khc_ping_done then says when
+// answered; a newer call forgets an older one), -1 when nothing has the focus.
+int khc_ping_start(struct khc_state *s);
+int khc_ping_done(const struct khc_state *s);
 #endif

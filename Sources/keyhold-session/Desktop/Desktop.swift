@@ -79,7 +79,7 @@ final class Desktop {
     /// which window has the focus and sees clicks.
     private static func ibus(seat: DisplayConnection, limitation: String? = nil) -> Desktop {
         let ibus = IBusSurface()
-        return Desktop(display: seat, surface: ibus, ordering: IBusOrdering(ibus: ibus, seat: seat), layouts: GNOMEInputSources(ibus: ibus),
+        return Desktop(display: seat, surface: ibus, ordering: IBusOrdering(ibus: ibus, seat: seat, program: ProgramAnswers()), layouts: GNOMEInputSources(ibus: ibus),
                        picker: IBusLookupTablePicker(ibus: ibus), limitation: limitation)
     }
 

@@ -21,6 +21,14 @@ import KeyholdLinux
 /// between slices of the wait), telling the daemon so: 0 failed in the same setup. Keys typed
 /// where no text input had the focus (a game) never pass IBus: the first character after them
 /// waits the whole timeout (1 s; 4 s once a text input has the focus again, see `focusedTimeout`).
+///
+/// That still left a program that reads late: GTK 3 applies a commit inside the dispatch that
+/// read it, and a key read in the same dispatch after it (CI: a pick into a GTK program stopped
+/// for 0.3 s showed `exyz` in 1 run of 3; stopped 4 s, in every run). So when a key that edits
+/// text (BackSpace, a character) has passed IBus, a character then waits for the focused
+/// program's own word that its text changed (AT-SPI, `ProgramAnswers`), if it speaks of its text
+/// at all: as long as it is busy (it does not answer a call to its main loop), up to `busyLimit`;
+/// one that answers and says nothing (the key changed nothing) is left after `quiet`.
 final class IBusOrdering: KeyOrdering {
     private let ibus: IBusSurface
     private let seat: DisplayConnection
@@ -34,15 +42,21 @@ final class IBusOrdering: KeyOrdering {
         /// Each round trip to the compositor after it is a main-loop iteration that hands one on.
         case compositor(remaining: Int, reached: Bool)
         case settle(until: Int64, reached: Bool)
+        /// Until the focused program says the text the keys edited changed (`deleted`: a deletion),
+        /// after `passedAt`, or it answers a call and then says nothing for `quiet`, or `end`.
+        case program(deleted: Bool, passedAt: Int64, end: Int64, answeredAt: Int64?, toldAt: Int64, reached: Bool)
     }
     private var phase = Phase.idle
     /// When the round trip to the panel under way began (µs); nil: none.
     private var panelAskedAt: Int64?
     private var tellDaemon = false
 
-    init(ibus: IBusSurface, seat: DisplayConnection) {
+    private let program: ProgramAnswers?
+
+    init(ibus: IBusSurface, seat: DisplayConnection, program: ProgramAnswers?) {
         self.ibus = ibus
         self.seat = seat
+        self.program = program
     }
 
     /// Counts the keys that pass IBus from here.
@@ -109,8 +123,30 @@ final class IBusOrdering: KeyOrdering {
                 }
             case .settle(let until, let reached):
                 guard now >= until else { return waiting(until: until) }
-                phase = .idle
-                return .done(reached: reached)
+                var passedAt: Int64 = 0
+                let edit = Int32(khi_last_edit(ibus.state.pointer, &passedAt))
+                guard let program, edit != Int32(KHI_EDIT_NONE), program.focusedSpeaks, program.ask() else {
+                    phase = .idle
+                    return .done(reached: reached)
+                }
+                phase = .program(deleted: edit == Int32(KHI_EDIT_DELETE), passedAt: passedAt, end: now + Self.busyLimit,
+                                 answeredAt: nil, toldAt: now, reached: reached)
+            case .program(let deleted, let passedAt, let end, var answeredAt, var toldAt, let reached):
+                let changedAt = program?.changedAt(deleted: deleted) ?? .max
+                if answeredAt == nil, program?.answered != false { answeredAt = now }
+                let quiet = answeredAt.map { now >= $0 + Self.quiet } ?? false
+                if changedAt >= passedAt || quiet || now >= end {
+                    Log.debug(changedAt >= passedAt ? "the program said its text changed \(changedAt - passedAt) µs after the keys passed IBus"
+                              : quiet ? "the program answered but said nothing of its text" : "the program did not answer within \(end - passedAt) µs")
+                    phase = .idle
+                    return .done(reached: reached)
+                }
+                if now - toldAt >= Self.stillWaitingEvery {
+                    tellDaemon = true
+                    toldAt = now
+                }
+                phase = .program(deleted: deleted, passedAt: passedAt, end: end, answeredAt: answeredAt, toldAt: toldAt, reached: reached)
+                return waiting(until: answeredAt.map { $0 + Self.quiet } ?? min(end, toldAt + Self.stillWaitingEvery))
             }
         }
     }
@@ -145,8 +181,8 @@ final class IBusOrdering: KeyOrdering {
     /// answered within `queueWindow` (every answered key event, an autorepeat's too, goes back
     /// into mutter's queue). mutter 43 answers a round trip only once that queue is empty (its
     /// backend source has a higher priority than its Wayland source), so the first already waits
-    /// for it; the rest are time. What they cannot order: a GTK program that reads the BackSpace
-    /// and the commit in one dispatch applies the commit first (docs/ARCHITECTURE.md).
+    /// for it; the rest are time. What they cannot order, a program that reads the keys and the
+    /// commit in one dispatch, the program's word does.
     static let roundTrips = 2
     /// Key events answered longer ago than this are taken to have left mutter's queue.
     static let queueWindow: Int64 = 2_000_000
@@ -157,7 +193,13 @@ final class IBusOrdering: KeyOrdering {
     /// A round trip this slow means the panel's main loop was busy (GNOME Shell in an idle QEMU
     /// guest: 10 ms at the least, 33 ms at the median; beside a busy loop, 187 ms at the median).
     static let busy: Int64 = 50_000
-    /// The longest a character waits for the keys before it while the desktop is busy (the
-    /// daemon waits up to 10 s while the companion says it still waits).
+    /// The longest a character waits for the keys before it while the desktop is busy, and again
+    /// for a busy program's word (the daemon waits up to 10 s while the companion says it still
+    /// waits).
     static let busyLimit: Int64 = 8_000_000
+    /// A program that answered a call sent once the keys were in its socket has handled them:
+    /// what it says of its text comes before the answer, or just after it (the same loop pass).
+    static let quiet: Int64 = 100_000
+    /// How often the daemon is told that a character still waits for a busy program.
+    static let stillWaitingEvery: Int64 = 1_000_000
 }
