@@ -132,8 +132,9 @@ final class IBusOrdering: KeyOrdering {
                 phase = .program(deleted: edit == Int32(KHI_EDIT_DELETE), passedAt: passedAt, end: now + Self.busyLimit,
                                  answeredAt: nil, toldAt: now, reached: reached)
             case .program(let deleted, let passedAt, let end, var answeredAt, var toldAt, let reached):
-                let changedAt = program?.changedAt(deleted: deleted) ?? .max
-                if answeredAt == nil, program?.answered != false { answeredAt = now }
+                guard let program else { phase = .idle; return .done(reached: reached) }
+                let changedAt = program.changedAt(deleted: deleted)
+                if answeredAt == nil, program.answered { answeredAt = now }
                 let quiet = answeredAt.map { now >= $0 + Self.quiet } ?? false
                 if changedAt >= passedAt || quiet || now >= end {
                     Log.debug(changedAt >= passedAt ? "the program said its text changed \(changedAt - passedAt) µs after the keys passed IBus"
