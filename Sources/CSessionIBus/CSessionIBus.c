@@ -108,7 +108,8 @@ static GDBusMessage *key_filter(GDBusConnection *c, GDBusMessage *message, gbool
         for (int i = 0; i < KHI_MAX_PENDING; i++) {
             if (!destination || !s->pending[i].sender || s->pending[i].serial != serial || strcmp(s->pending[i].sender, destination) != 0) continue;
             g_clear_pointer(&s->pending[i].sender, g_free);
-            khi_note_answer(s, g_get_monotonic_time());
+            int64_t now = g_get_monotonic_time();
+            khi_note_answer(s, now);
             // Answered TRUE: the engine took the key, and the program never gets it.
             GVariant *body = g_dbus_message_get_body(message);
             gboolean taken = FALSE;
@@ -116,7 +117,7 @@ static GDBusMessage *key_filter(GDBusConnection *c, GDBusMessage *message, gbool
                 g_variant_get(body, "(b)", &taken);
             if (s->pending[i].edits != KHI_EDIT_NONE && !taken) {
                 s->edit_kind = s->pending[i].edits;
-                s->edit_passed_at = g_get_monotonic_time();
+                s->edit_passed_at = now;
             }
             if (s->pending[i].counts) { s->keys_passed++; passed = 1; }
             if (s->pending[i].trace >= 0) s->trace[s->pending[i].trace] |= 1u << 18;

@@ -44,7 +44,7 @@ final class IBusOrdering: KeyOrdering {
         case settle(until: Int64, reached: Bool)
         /// Until the focused program says the text the keys edited changed (`deleted`: a deletion),
         /// after `passedAt`, or it answers a call and then says nothing for `quiet`, or `end`.
-        case program(deleted: Bool, passedAt: Int64, end: Int64, answeredAt: Int64?, toldAt: Int64, reached: Bool)
+        case program(deleted: Bool, passedAt: Int64, end: Int64, answeredAt: Int64?, reached: Bool)
     }
     private var phase = Phase.idle
     /// When the round trip to the panel under way began (µs); nil: none.
@@ -130,8 +130,8 @@ final class IBusOrdering: KeyOrdering {
                     return .done(reached: reached)
                 }
                 phase = .program(deleted: edit == Int32(KHI_EDIT_DELETE), passedAt: passedAt, end: now + Self.busyLimit,
-                                 answeredAt: nil, toldAt: now, reached: reached)
-            case .program(let deleted, let passedAt, let end, var answeredAt, var toldAt, let reached):
+                                 answeredAt: nil, reached: reached)
+            case .program(let deleted, let passedAt, let end, var answeredAt, let reached):
                 guard let program else { phase = .idle; return .done(reached: reached) }
                 let changedAt = program.changedAt(deleted: deleted)
                 if answeredAt == nil, program.answered { answeredAt = now }
@@ -142,12 +142,9 @@ final class IBusOrdering: KeyOrdering {
                     phase = .idle
                     return .done(reached: reached)
                 }
-                if now - toldAt >= Self.stillWaitingEvery {
-                    tellDaemon = true
-                    toldAt = now
-                }
-                phase = .program(deleted: deleted, passedAt: passedAt, end: end, answeredAt: answeredAt, toldAt: toldAt, reached: reached)
-                return waiting(until: answeredAt.map { $0 + Self.quiet } ?? min(end, toldAt + Self.stillWaitingEvery))
+                // CharacterTyper tells the daemon every second that the character still waits.
+                phase = .program(deleted: deleted, passedAt: passedAt, end: end, answeredAt: answeredAt, reached: reached)
+                return waiting(until: answeredAt.map { $0 + Self.quiet } ?? end)
             }
         }
     }
@@ -201,6 +198,4 @@ final class IBusOrdering: KeyOrdering {
     /// A program that answered a call sent once the keys were in its socket has handled them:
     /// what it says of its text comes before the answer, or just after it (the same loop pass).
     static let quiet: Int64 = 100_000
-    /// How often the daemon is told that a character still waits for a busy program.
-    static let stillWaitingEvery: Int64 = 1_000_000
 }
