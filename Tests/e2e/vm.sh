@@ -11,7 +11,7 @@
 #   vm.sh setup                  # idempotent: apt packages, kernel, initramfs, probe tool
 #   vm.sh run 'shell command'    # boot, run it, power off
 #   vm.sh run prog arg1 arg2     # same, argv form
-#   vm.sh build                  # (re)build the probe tool only
+#   vm.sh build                  # (re)build the guest tools only (probe, bare-forwarder)
 #
 # Knobs (environment, all optional):
 #   VM_DIR=/tmp/keyhold-vm  cache: kernel, vmlinux, initrd, bin/probe, per-run dirs
@@ -129,13 +129,16 @@ EOF
   echo "setup done in $(since "$t0"): kernel $kv, cache $VM_DIR"
 }
 
-# probe: the guest-side input tool (see probe.c). Built on the host; the guest sees it over 9p.
+# The guest-side tools, built on the host (the guest sees them over 9p): probe, the input tool
+# (see probe.c), and bare-forwarder, the benchmark's floor (see bare-forwarder.c).
 build() {
   mkdir -p "$VM_DIR/bin"
-  if [ ! -x "$VM_DIR/bin/probe" ] || [ "$HERE/probe.c" -nt "$VM_DIR/bin/probe" ]; then
-    gcc -O2 -Wall -Wextra -o "$VM_DIR/bin/probe.tmp" "$HERE/probe.c"
-    mv "$VM_DIR/bin/probe.tmp" "$VM_DIR/bin/probe"
-  fi
+  local tool
+  for tool in probe bare-forwarder; do
+    if [ ! -x "$VM_DIR/bin/$tool" ] || [ "$HERE/$tool.c" -nt "$VM_DIR/bin/$tool" ]; then
+      gcc -O2 -Wall -Wextra -o "$VM_DIR/bin/$tool.tmp" "$HERE/$tool.c" && mv "$VM_DIR/bin/$tool.tmp" "$VM_DIR/bin/$tool" || return 1
+    fi
+  done
 }
 
 write_init() {
