@@ -19,7 +19,7 @@ final class KWinOrdering: KeyOrdering {
         case idle
         case roundTrip(writtenAt: Int64?)
         /// Until the program has sent a state update since `writtenAt`, or `end`.
-        case answer(writtenAt: Int64, end: Int64, toldAt: Int64)
+        case answer(writtenAt: Int64, end: Int64)
     }
     private var phase = Phase.idle
     /// Whether the focused program let the last wait run out; reset when the focus moves
@@ -59,15 +59,12 @@ final class KWinOrdering: KeyOrdering {
             } else {
                 min(writtenAt + Self.answerWait.unknown, now + orderTimeoutMicroseconds)
             }
-            phase = .answer(writtenAt: writtenAt, end: end, toldAt: now)
+            phase = .answer(writtenAt: writtenAt, end: end)
             return check(now: now)
-        case .answer(let writtenAt, let end, let toldAt):
+        case .answer(let writtenAt, let end):
             let answered = khim_last_state_update(im) >= writtenAt
-            if khim_active(im) == 1 && !answered && now < end {
-                let tell = now - toldAt >= Self.stillWaitingEvery
-                if tell { phase = .answer(writtenAt: writtenAt, end: end, toldAt: now) }
-                return .waiting(until: min(end, (tell ? now : toldAt) + Self.stillWaitingEvery), tellDaemon: tell)
-            }
+            // CharacterTyper tells the daemon every second that the character still waits.
+            if khim_active(im) == 1 && !answered && now < end { return .waiting(until: end, tellDaemon: false) }
             if khim_focus_generation(im) == focusGeneration { ranOut = !answered }
             Log.debug(answered ? "the program answered the keys \(khim_last_state_update(im) - writtenAt) µs after them"
                                : "the program did not answer the keys within \(end - writtenAt) µs")
@@ -84,6 +81,4 @@ final class KWinOrdering: KeyOrdering {
     /// without answering (Konsole sends nothing), between the two for one not heard yet.
     static let answerWait = (unknown: Int64(150_000), silent: Int64(40_000))
     static let busyLimit = Int64(8_000_000)
-    /// How often the daemon is told that a character still waits for a busy program.
-    static let stillWaitingEvery = Int64(1_000_000)
 }
