@@ -425,6 +425,17 @@ bench_first_key_stop() {
   local pid; pid=$(awk '/^first-key: pid/ { print $3 }' <<< "$1")
   [ -n "$pid" ] && { kill -TERM -- "-$pid" 2>/dev/null; wait_gone "$pid" 10; }
 }
+# bench_first_keys LOG SRC CMD ARG...: three cold starts of a reference whose keys come out of a
+# device named as its source SRC, each ended after its first key; prints "A ms, B ms, C ms"
+bench_first_keys() {
+  local log=$1 src=$2 out i times=(); shift 2
+  for i in 1 2 3; do
+    out=$(bench_first_key "$log" "$src" "$src" "$@")
+    bench_first_key_stop "$out"
+    times+=("$(awk '/exec->key/ { printf "%d ms", $8 / 1000 }' <<< "$out")")
+  done
+  printf '%s, %s, %s' "${times[@]}"
+}
 # bench_report SCHED TITLE: the latencies of the rounds at SCHED, each path's ratios to the floor
 bench_report() {
   local sched=$1 path lat floor r line
@@ -463,19 +474,11 @@ benchmark() {
   # The first key after exec, the references' first (nothing else running), then Keyhold's; the
   # passthrough's two programs piped together by bash as the rounds below start it (that bash
   # is part of its time). Keyhold's third start runs the rounds.
-  local bf_starts="" pt_starts="" starts=""
-  for i in 1 2 3; do
-    out=$(bench_first_key "$E2E_OUT/bare-forwarder-first-key.log" "Keyhold E2E Bare First Key" "Keyhold E2E Bare First Key" "$disk/bare-forwarder" '{SRC}')
-    bench_first_key_stop "$out"
-    bf_starts+="$(awk '/exec->key/ { printf "%d ms", $8 / 1000 }' <<< "$out")"; [ "$i" = 3 ] || bf_starts+=", "
-  done
-  for i in 1 2 3; do
-    # shellcheck disable=SC2016   # "$1" and "$2" expand in that bash
-    out=$(bench_first_key "$E2E_OUT/passthrough-first-key.log" "Keyhold E2E Passthrough First Key" "Keyhold E2E Passthrough First Key" \
-      bash -c '"$1/interception" -g "$2" | "$1/uinput" -d "$2"' pt "$disk" '{SRC}')
-    bench_first_key_stop "$out"
-    pt_starts+="$(awk '/exec->key/ { printf "%d ms", $8 / 1000 }' <<< "$out")"; [ "$i" = 3 ] || pt_starts+=", "
-  done
+  local bf_starts pt_starts starts=""
+  bf_starts=$(bench_first_keys "$E2E_OUT/bare-forwarder-first-key.log" "Keyhold E2E Bare First Key" "$disk/bare-forwarder" '{SRC}')
+  # shellcheck disable=SC2016   # "$1" and "$2" expand in that bash
+  pt_starts=$(bench_first_keys "$E2E_OUT/passthrough-first-key.log" "Keyhold E2E Passthrough First Key" \
+    bash -c '"$1/interception" -g "$2" | "$1/uinput" -d "$2"' pt "$disk" '{SRC}')
   for i in 1 2 3; do
     # shellcheck disable=SC2086   # the service's options, split as systemd splits them
     out=$(bench_first_key "$log" "Keyhold E2E First Key" "$KH_NAME" "$disk/keyhold" run $flags --config "$cfg")

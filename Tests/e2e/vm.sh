@@ -8,7 +8,7 @@
 # runs as root with bash, cwd = $PWD and PATH = host PATH; its output streams to stdout and
 # vm.sh exits with its exit status (125 if the guest never reported one, e.g. on timeout).
 #
-#   vm.sh setup                  # idempotent: apt packages, kernel, initramfs, probe tool
+#   vm.sh setup                  # idempotent: apt packages, kernel, initramfs, guest tools
 #   vm.sh run 'shell command'    # boot, run it, power off
 #   vm.sh run prog arg1 arg2     # same, argv form
 #   vm.sh build                  # (re)build the guest tools only (probe, bare-forwarder)
@@ -125,7 +125,7 @@ EOF
   fi
   echo "setup: initramfs $(since "$t")"
 
-  t=$(now); build; echo "setup: probe $(since "$t")"
+  t=$(now); build; echo "setup: guest tools $(since "$t")"
   echo "setup done in $(since "$t0"): kernel $kv, cache $VM_DIR"
 }
 
