@@ -16,6 +16,10 @@ let usage = """
 
       --control PATH        the daemon's control socket (default $KEYHOLD_CONTROL or /run/keyhold/control)
       --audio-device PCM    the ALSA device key sounds play on (default: default, your sound server)
+
+    KDE Plasma: where no input method is selected, it selects Keyhold's by itself (once) and says so.
+      --give-back-input-method   undo that: kwinrc as it was before (removing the package does it)
+      --take-input-method        do it now, also after you cleared it (never replacing another one)
     """
 
 Log.program = "keyhold-session"
@@ -30,6 +34,10 @@ while let argument = arguments.popFirst() {
     case "--audio-device":
         guard let device = arguments.popFirst(), !device.isEmpty else { print(usage); exit(64) }
         audioDevice = device
+    case "--give-back-input-method":
+        exit(KDEInputMethodChoice.giveBack())
+    case "--take-input-method":
+        exit(KDEInputMethodChoice.take())
     case "-h", "--help":
         print(usage)
         exit(0)

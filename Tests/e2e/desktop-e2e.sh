@@ -22,8 +22,9 @@
 # entry and a VTE terminal (target gnome-x11+ks: the IBus backend with the X server as its seat)
 # and IBus's candidates at the caret.
 # Then, in a third guest (the same device), kuser's KDE session on VT 3: KWin 5.27 on the DRM
-# device, the companion first as the user unit starts it (KWin offers it nothing), then selected
-# as KWin's input method with the README's kwriteconfig5 step (KWin's own takes over); a Qt
+# device, no input method selected; the companion as the user unit starts it (KWin offers it
+# nothing) selects Keyhold's as KWin's input method by itself and says so in a notification
+# (KWin's own companion takes over); at the end it gives it back (kwinrc as before); a Qt
 # Widgets line edit, a QML TextField, a GTK 3 entry and Konsole (target kde+ks), layouts us then
 # de; the picker as KWin's input panel under the text cursor (OCR); a Qt password field; the
 # companion killed mid-text (KWin starts it again, nothing lost).
@@ -1205,7 +1206,7 @@ kde_focus() {
   esac
 }
 # kde_settings: kuser's KDE settings as System Settings writes them: layouts us and de; and
-# Keyhold's desktop entry (Exec beside $KEYHOLD), which kde_select_keyhold selects
+# Keyhold's desktop entry (Exec beside $KEYHOLD), which the companion selects by itself
 kde_settings() {
   local home=/home/kuser apps=/home/kuser/.local/share/applications
   install -d -o kuser "$home/.config" "$home/.local" "$home/.local/share" "$apps"
@@ -1216,13 +1217,6 @@ kde_settings() {
   chown -R kuser "$home/.config" "$home/.local"
 }
 # kde_layout N: KDE switches to its layout N (0 us, 1 de) as its layout switcher does
-# kde_select_keyhold: Keyhold's entry as KWin's input method, as the README's command writes it,
-# and the change announced as System Settings' Virtual Keyboard page does when applied (KWin
-# reads it again; Debian 12's kwriteconfig5 cannot announce it)
-kde_select_keyhold() {
-  wl kwriteconfig5 --file kwinrc --group Wayland --key InputMethod /home/kuser/.local/share/applications/keyhold-session-kwin.desktop \
-    && wl /usr/bin/python3 "$HERE/kconfig-notify.py" kwinrc Wayland InputMethod
-}
 kde_layout() {
   wl gdbus call --session --dest org.kde.keyboard --object-path /Layouts --method org.kde.KeyboardLayouts.setLayout "$1" > /dev/null
 }
@@ -1250,17 +1244,24 @@ kde_phase() {
   if ! check "KWin started on the DRM device" wait_until 120 eval "wl gdbus call --session --dest org.kde.KWin --object-path /KWin --method org.freedesktop.DBus.Peer.Ping > /dev/null 2>&1"; then
     kde_diagnose; return
   fi
-  # First as a systemd session starts it (graphical-session.target): KWin offers it nothing, so
-  # it says how to select it; then the README's one step, in the running session: KWin starts
-  # its own, which takes over.
+  # As a systemd session starts it (graphical-session.target), with no input method selected:
+  # KWin offers it nothing, so it selects Keyhold's by itself, tells KWin (which starts its
+  # own, which takes over) and tells the user, with no step of theirs.
+  local kwinrc=/home/kuser/.config/kwinrc entry=/home/kuser/.local/share/applications/keyhold-session-kwin.desktop
+  cp "$kwinrc" "$kd/kwinrc.before" 2> /dev/null || : > "$kd/kwinrc.before"
+  check "no input method selected in KWin before (kwinrc: $(grep -c InputMethod "$kd/kwinrc.before") InputMethod lines)" \
+    eval '! grep -q "^InputMethod=." "$kd/kwinrc.before"'
+  launch kd-notifications /usr/bin/python3 "$HERE/notification-server.py" "$kd/notifications.txt"
+  check "a notification server in kuser's session" wait_until 30 grep -q ready "$E2E_WORK/kd-notifications.out"
   install_companion_unit
   kuser_ctl set-environment WAYLAND_DISPLAY=wayland-0 XDG_CURRENT_DESKTOP=KDE KEYHOLD_DEBUG=1
   kuser_ctl start keyhold-session.service
-  check "the user unit's companion connects (ibus: KWin offers it nothing)" wait_log 30 "keyhold-session pid .* of uid $kuid (ibus) connected"
-  check "it says KWin did not start it and how to select it (its log)" \
-    wait_until 10 eval "journalctl -q --no-pager _SYSTEMD_USER_UNIT=keyhold-session.service | grep -q 'select Keyhold in System Settings'"
-  check "keyhold status says so too" status_has "session companion: .*(ibus): KWin did not start keyhold-session .*select Keyhold in System Settings"
-  check "Keyhold selected as KWin's input method (kwriteconfig5, announced as System Settings does)" kde_select_keyhold
+  check "it selected Keyhold as KWin's input method by itself (kwinrc: InputMethod=$entry)" \
+    wait_until 10 grep -qx "InputMethod=$entry" "$kwinrc"
+  check "it told kuser, once (a notification: $(cat "$kd/notifications.txt" 2> /dev/null))" \
+    wait_until 10 eval '[ "$(grep -c "^Keyhold is KDE.s input method now | .*select None there" "$kd/notifications.txt" 2> /dev/null)" = 1 ]'
+  check "its log says what it did (KWin offered it nothing)" \
+    wait_until 10 eval "journalctl -q --no-pager _SYSTEMD_USER_UNIT=keyhold-session.service | grep -q 'KWin had no input method: Keyhold selected its own'"
   check "KWin started Keyhold's companion as its input method, which connects (kwin)" \
     wait_log 60 "keyhold-session pid .* of uid $kuid (kwin) connected"
   check "KWin's companion took over: the user unit's stopped cleanly" wait_until 10 eval "! kuser_ctl is-active --quiet keyhold-session.service"
@@ -1324,6 +1325,14 @@ kde_phase() {
   clear qt "$kd/qt.txt"; src_send kb "d e" "t 600" "u e" "t 50" "d KEY_2" "u KEY_2"
   cell "$TARGET" qt us "after the restart: e, 2 -> é" é "$kd/qt.txt"
   kde_diagnose
+
+  # Given back (as the package's removal does for every user): kwinrc as before, KWin told
+  local back gone; gone=$(log_count "keyhold-session pid .* disconnected")
+  back=$(wl "$(dirname "$KEYHOLD")/keyhold-session" --give-back-input-method 2>&1)
+  check "keyhold-session --give-back-input-method: kwinrc as before Keyhold selected itself ($back)" \
+    eval 'diff "$kd/kwinrc.before" <(cat "$kwinrc" 2> /dev/null)'
+  check "KWin read it and stopped Keyhold's companion" wait_until 20 eval '! pgrep -u kuser -x keyhold-session > /dev/null'
+  check "... which the daemon saw go" wait_log 10 "keyhold-session pid .* disconnected" $((gone + 1))
 }
 
 guest() {
@@ -1422,8 +1431,8 @@ guest_group() {
 # GNOME Shell, IBus (with its GTK 3 module, which GTK programs on GNOME's X11 use) and what its
 # phases' applications need: GTK 4, VTE, dconf for the settings.
 GNOME_PKGS="gnome-shell ibus ibus-gtk3 dconf-cli gir1.2-gtk-4.0 gir1.2-vte-2.91"
-# KWin (Plasma 5.27's) with Qt's Wayland platform, kwriteconfig5 (the README's one step), Konsole, and PyQt5 for a Qt Widgets line edit and a QML TextField.
-KDE_PKGS="kwin-wayland qtwayland5 libkf5config-bin konsole python3-pyqt5 python3-pyqt5.qtquick qml-module-qtquick-controls2 qml-module-qtquick-window2"
+# KWin (Plasma 5.27's) with Qt's Wayland platform, Konsole, and PyQt5 for a Qt Widgets line edit and a QML TextField.
+KDE_PKGS="kwin-wayland qtwayland5 konsole python3-pyqt5 python3-pyqt5.qtquick qml-module-qtquick-controls2 qml-module-qtquick-window2"
 
 # keyhold (not e2e_host --keyhold: built quietly, in .build, not checked) and the companion,
 # which is taken from beside the daemon's binary

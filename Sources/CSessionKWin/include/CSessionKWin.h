@@ -92,4 +92,13 @@ int khk_current(const struct khk_state *s, char *layout, int layout_size, char *
 // How often the layout or the list changed since the last call.
 int khk_take_changes(struct khk_state *s);
 
+// KWin's input-method slot (KWinInputMethodSlot.c): what System Settings' Apply does besides
+// writing kwinrc, on the session bus. Tells the programs that watch kwinrc (KWin) that KEY of
+// GROUP changed, as KConfig's Notify flag does: 1 once the signal has left (a write to the local
+// bus socket is waited for), 0 without a session bus.
+int khs_announce_config_change(const char *file, const char *group, const char *key);
+// Shows the user a notification through the desktop's notification server (the request written,
+// its answer not waited for): 1 when it was asked, 0 without a session bus.
+int khs_notify(const char *summary, const char *body);
+
 #endif

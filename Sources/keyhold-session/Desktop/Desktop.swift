@@ -57,7 +57,7 @@ final class Desktop {
                 // way in (GNOME runs it; elsewhere the user may).
                 var limitation: String?
                 if desktops.contains("KDE") {
-                    limitation = "KWin did not start keyhold-session as its input method (another one, fcitx5 or none, is selected), so characters go through IBus where it runs, else through the daemon's ctrl-shift-u, which Qt programs ignore: select Keyhold in System Settings > Keyboard > Virtual Keyboard"
+                    limitation = KDEInputMethodChoice.takeSlotIfFree()
                     Log.notice(limitation!)
                 }
                 return ibus(seat: try WaylandDisplay(virtualKeyboard: false), limitation: limitation)
