@@ -96,7 +96,8 @@ activate:
 
 uninstall:
 	@if [ -z "$(DESTDIR)" ]; then $(SYSTEMCTL) disable --now keyhold.service 2>/dev/null || true; \
-	  $(SYSTEMCTL) --global disable keyhold-session.service 2>/dev/null || true; fi
+	  $(SYSTEMCTL) --global disable keyhold-session.service 2>/dev/null || true; \
+	  $(INSTALL_ENV) sh -c '. packaging/activate.sh && keyhold_give_back_input_methods "$(BINDIR)/keyhold-session"'; fi
 	@echo "packaging/install-files remove"; $(INSTALL_ENV) packaging/install-files remove
 	@# and what an install from before 75-keyhold.rules had
 	rm -f "$(DESTDIR)$(USERUNITDIR)/keyhold.service" "$(DESTDIR)$(UDEVRULESDIR)/70-keyhold.rules"

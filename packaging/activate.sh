@@ -24,6 +24,20 @@ keyhold_deactivate() {
   keyhold_systemd_reload
 }
 
+# keyhold_give_back_input_methods COMPANION: every user for whom the companion selected Keyhold
+# as KWin's input method (its record in their state directory) gets kwinrc back as it was, each
+# as themselves (nothing in a home is written as root), KWin told where their session runs.
+# Before the companion's binary goes.
+keyhold_give_back_input_methods() {
+  [ -x "$1" ] || return 0
+  getent passwd | while IFS=: read -r user _ uid _ _ home _; do
+    [ -f "$home/.local/state/keyhold/kwin-input-method" ] || continue
+    bus=""; [ -S "/run/user/$uid/bus" ] && bus="DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/$uid/bus"
+    # shellcheck disable=SC2086   # no word when there is no bus
+    runuser -u "$user" -- env -i HOME="$home" PATH=/usr/bin:/bin $bus "$1" --give-back-input-method || true
+  done
+}
+
 # keyhold_delete_accounts: the keyhold user and group (what sysusers.d made).
 keyhold_delete_accounts() {
   if getent passwd keyhold > /dev/null; then userdel keyhold; fi

@@ -27,8 +27,12 @@
 #              toolchain; keyhold user and group; keyhold.service enabled and active as user
 #              keyhold; the probe keyboard grabbed; hold e, 2 types é in an application on a VT;
 #              keyhold-session.service enabled for users (--global); config.toml a conffile
+#   kde        `keyhold-session --take-input-method` (what the companion does at a KDE login): KWin's
+#              input method selected in a user's kwinrc where none was, left alone where the user
+#              chose fcitx5
 #   remove     `apt remove`: service stopped, keyboard let go, virtual keyboard gone, no ACL for
-#              keyhold left, the configuration kept, the programs gone
+#              keyhold left, the configuration kept, the programs gone; the KDE user's kwinrc as
+#              before the install, the other's untouched
 #   purge      `apt purge`: no file of the package, no user, no group, no device ACL different
 #              from before the install, no keyhold unit enabled or masked, /etc/keyhold gone, and
 #              the file list equal to the one before (all of /etc and /usr/local, the directories
@@ -125,6 +129,12 @@ guest() {
   udevadm settle -t 15
   # the application on VT 2 first: openvt makes its VT root:root, which is not the package's doing
   check "console app started on VT 2" vt_start
+  # two KDE users: one with a kwinrc of their own and no input method, one with fcitx5 chosen
+  local kwinrc_kde=/home/kdeuser/.config/kwinrc kwinrc_fx=/home/fxuser/.config/kwinrc
+  useradd -m -s /bin/sh kdeuser && useradd -m -s /bin/sh fxuser
+  runuser -u kdeuser -- sh -c 'mkdir -p ~/.config && printf "[General]\nfoo=bar\n" > ~/.config/kwinrc'
+  runuser -u fxuser -- sh -c 'mkdir -p ~/.config && printf "[Wayland]\nInputMethod=/usr/share/applications/org.fcitx.Fcitx5.desktop\n" > ~/.config/kwinrc'
+  cp "$kwinrc_kde" "$E2E_WORK/kwinrc-kde.before"; cp "$kwinrc_fx" "$E2E_WORK/kwinrc-fx.before"
   snapshot "$E2E_OUT/files-before.txt"
   acls > "$E2E_OUT/acl-before.txt"
   # Its binaries' packed relocations need glibc 2.36: the package says so (a system with less
@@ -153,6 +163,13 @@ guest() {
   snapshot "$E2E_OUT/files-installed.txt"
   dpkg -L keyhold > "$E2E_OUT/package-files.txt"
 
+  # ---- KDE: the companion selects Keyhold as KWin's input method where none is (as at a
+  # login), never where the user chose another
+  check "kdeuser: keyhold-session --take-input-method ($(runuser -u kdeuser -- /usr/bin/keyhold-session --take-input-method 2>&1))" \
+    grep -qx 'InputMethod=/usr/.*/applications/keyhold-session-kwin.desktop' "$kwinrc_kde"
+  check "fxuser: it leaves fcitx5 as chosen ($(runuser -u fxuser -- /usr/bin/keyhold-session --take-input-method 2>&1))" \
+    same_files "$E2E_WORK/kwinrc-fx.before" "$kwinrc_fx"
+
   # ---- remove: stopped, configuration kept
   check "apt remove keyhold" apt_do remove remove keyhold
   check "removed, configuration kept (dpkg state rc)" \
@@ -163,6 +180,9 @@ guest() {
   check "no device ACL for keyhold left" no_keyhold_acl
   check "the configuration stays ($CONFIG)" test -f "$CONFIG"
   check "the programs are gone" test ! -e /usr/bin/keyhold -a ! -e /usr/bin/keyhold-session
+  check "kdeuser's kwinrc is as before the install (the input method given back)" same_files "$E2E_WORK/kwinrc-kde.before" "$kwinrc_kde"
+  check "fxuser's kwinrc is untouched (fcitx5)" same_files "$E2E_WORK/kwinrc-fx.before" "$kwinrc_fx"
+  check "no record of it is left in kdeuser's state directory" test ! -e /home/kdeuser/.local/state/keyhold/kwin-input-method
 
   # ---- purge: as before the install
   check "apt purge keyhold" apt_do purge purge keyhold
