@@ -38,3 +38,15 @@ int khs_notify(const char *summary, const char *body) {
     g_object_unref(bus);
     return 1;
 }
+
+int khs_bus_name_has_owner(const char *name) {
+    GDBusConnection *bus = g_bus_get_sync(G_BUS_TYPE_SESSION, NULL, NULL);
+    if (!bus) return 0;
+    GVariant *reply = g_dbus_connection_call_sync(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                                  "NameHasOwner", g_variant_new("(s)", name), G_VARIANT_TYPE("(b)"),
+                                                  G_DBUS_CALL_FLAGS_NONE, 1000, NULL, NULL);
+    gboolean owned = FALSE;
+    if (reply) { g_variant_get(reply, "(b)", &owned); g_variant_unref(reply); }
+    g_object_unref(bus);
+    return owned ? 1 : 0;
+}

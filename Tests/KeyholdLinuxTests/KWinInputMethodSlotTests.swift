@@ -98,6 +98,14 @@ final class KWinInputMethodSlotTests: XCTestCase {
         XCTAssertEqual(try readWholeTextFile(target), "[General]\n\n[Wayland]\nInputMethod=\(entry)\n")
     }
 
+    func testAnInputMethodTheSessionsEnvironmentNamesIsTheUsersChoice() {
+        func chosen(_ environment: [String: String]) -> String? { KWinInputMethodSlot.inputMethodChosenByEnvironment { environment[$0] } }
+        XCTAssertEqual(chosen(["QT_IM_MODULE": "fcitx"]), "QT_IM_MODULE=fcitx")
+        XCTAssertEqual(chosen(["GTK_IM_MODULE": "wayland", "XMODIFIERS": "@im=ibus"]), "XMODIFIERS=@im=ibus")
+        XCTAssertNil(chosen(["QT_IM_MODULE": "wayland", "GTK_IM_MODULE": "wayland"]), "KWin's own way in")
+        XCTAssertNil(chosen([:]))
+    }
+
     func testTheEntryIsFoundInTheXDGDataDirectories() throws {
         let apps = home + "/share/applications"
         try replaceFile(apps + "/" + KWinInputMethodSlot.entryName, with: "[Desktop Entry]\n")

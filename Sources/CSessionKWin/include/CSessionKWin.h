@@ -97,6 +97,9 @@ int khk_take_changes(struct khk_state *s);
 // GROUP changed, as KConfig's Notify flag does: 1 once the signal has left (a write to the local
 // bus socket is waited for), 0 without a session bus.
 int khs_announce_config_change(const char *file, const char *group, const char *key);
+// Whether NAME has an owner on the session bus (fcitx5's org.fcitx.Fcitx5: it runs in this
+// session): 1 or 0 (also without a session bus).
+int khs_bus_name_has_owner(const char *name);
 // Shows the user a notification through the desktop's notification server (the request written,
 // its answer not waited for): 1 when it was asked, 0 without a session bus.
 int khs_notify(const char *summary, const char *body);

@@ -54,6 +54,17 @@ public struct KWinInputMethodSlot: Sendable {
         return value.hasSuffix("/" + Self.entryName) ? .keyhold(value) : .other(value)
     }
 
+    /// The input method the user chose outside KWin's slot, as the session's environment names
+    /// it for programs (`QT_IM_MODULE=fcitx`, `GTK_IM_MODULE=ibus`, `XMODIFIERS=@im=fcitx`): that
+    /// variable, or nil. Keyhold takes no slot from such a choice either.
+    public static func inputMethodChosenByEnvironment(_ environment: (String) -> String?) -> String? {
+        for name in ["QT_IM_MODULE", "GTK_IM_MODULE", "XMODIFIERS", "SDL_IM_MODULE"] {
+            guard let value = environment(name)?.lowercased() else { continue }
+            if value.contains("ibus") || value.contains("fcitx") { return "\(name)=\(value)" }
+        }
+        return nil
+    }
+
     /// Whether the slot was taken for this user before (and not given back since).
     public var takenBefore: Bool { access(record, F_OK) == 0 }
 

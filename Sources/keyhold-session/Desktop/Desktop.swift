@@ -57,7 +57,7 @@ final class Desktop {
                 // way in (GNOME runs it; elsewhere the user may).
                 var limitation: String?
                 if desktops.contains("KDE") {
-                    limitation = KDEInputMethodChoice.takeSlotIfFree()
+                    limitation = KDEInputMethodChoice.takeSlotIfFree(ibusRunning: IBusSurface.isRunning)
                     Log.notice(limitation!)
                 }
                 return ibus(seat: try WaylandDisplay(virtualKeyboard: false), limitation: limitation)

@@ -12,9 +12,17 @@ enum KDEInputMethodChoice {
 
     /// What this companion, which KWin did not start, can and cannot do here, after taking the
     /// slot where it is free: for the log and `keyhold status`.
-    static func takeSlotIfFree() -> String {
+    /// An input method the user runs outside the slot (IBus, `ibusRunning`; fcitx5; one the
+    /// session's environment names for programs) is their choice too: the slot is not taken.
+    static func takeSlotIfFree(ibusRunning: Bool) -> String {
         let fallback = "characters go through IBus where it runs, else through the daemon's ctrl-shift-u, which Qt programs ignore"
         let select = "select Keyhold in System Settings > Keyboard > Virtual Keyboard"
+        let chosen = ibusRunning ? "IBus, which runs in this session"
+            : khs_bus_name_has_owner("org.fcitx.Fcitx5") == 1 ? "fcitx5, which runs in this session"
+            : KWinInputMethodSlot.inputMethodChosenByEnvironment { getenv($0).map { String(cString: $0) } }
+        if let chosen, slot().holder() == .nobody {
+            return "KWin has no input method and your input method is \(chosen): Keyhold leaves the choice to you, so \(fallback); for Keyhold's picker in every program, \(select)"
+        }
         switch slot().takeIfFree() {
         case .took(let entry):
             announce()
