@@ -24,7 +24,9 @@
 # Then, in a third guest (the same device), kuser's KDE session on VT 3: KWin 5.27 on the DRM
 # device, no input method selected; the companion as the user unit starts it (KWin offers it
 # nothing) selects Keyhold's as KWin's input method by itself and says so in a notification
-# (KWin's own companion takes over); at the end it gives it back (kwinrc as before); a Qt
+# (KWin's own companion takes over); at the end it gives it back (kwinrc as before), and then
+# IBus as the user's input method outside the slot (ibus-daemon, a Qt line edit with Qt's IBus
+# module, target kde+ibus: the companion leaves the slot and goes through IBus); a Qt
 # Widgets line edit, a QML TextField, a GTK 3 entry and Konsole (target kde+ks), layouts us then
 # de; the picker as KWin's input panel under the text cursor (OCR); a Qt password field; the
 # companion killed mid-text (KWin starts it again, nothing lost).
@@ -1333,6 +1335,24 @@ kde_phase() {
     eval 'diff "$kd/kwinrc.before" <(cat "$kwinrc" 2> /dev/null)'
   check "KWin read it and stopped Keyhold's companion" wait_until 20 eval '! pgrep -u kuser -x keyhold-session > /dev/null'
   check "... which the daemon saw go" wait_log 10 "keyhold-session pid .* disconnected" $((gone + 1))
+
+  # IBus as the user's input method in KDE, outside KWin's slot (ibus-daemon in the session, Qt's
+  # IBus module): the companion leaves the slot alone and goes through IBus
+  TARGET=kde+ibus
+  launch kd-ibus ibus-daemon --replace --panel disable
+  check "ibus-daemon runs in kuser's session" wait_until 30 eval 'wl ibus address 2> /dev/null | grep -q "^unix:"'
+  local ibus_connects; ibus_connects=$(log_count "keyhold-session pid .* of uid $kuid (ibus) connected")
+  kuser_ctl start keyhold-session.service
+  check "the companion connects through IBus (ibus)" wait_log 30 "keyhold-session pid .* of uid $kuid (ibus) connected" $((ibus_connects + 1))
+  check "it leaves KWin's slot to IBus (its log)" \
+    wait_until 10 eval "journalctl -q --no-pager _SYSTEMD_USER_UNIT=keyhold-session.service | grep -q 'your input method is IBus'"
+  check "kwinrc is untouched" eval 'diff "$kd/kwinrc.before" <(cat "$kwinrc" 2> /dev/null)'
+  check "keyhold status names the method: session (ibus)" wait_until 10 status_has "unicode method: session (auto: .*(ibus)"
+  launch kd-qti env QT_IM_MODULE=ibus /usr/bin/python3 "$HERE/qt-entry.py" "$kd/qti.txt" keyhold-qti widgets
+  check "a Qt Widgets line edit with Qt's IBus module started" wait_until 90 grep -q ready "$E2E_WORK/kd-qti.out"
+  check "qti focused (KDE, IBus)" focus keyhold-qti
+  type_cells qti us "$kd/qti.txt"
+  order_cell qti us "$kd/qti.txt"
 }
 
 guest() {
