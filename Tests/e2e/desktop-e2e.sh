@@ -1451,8 +1451,9 @@ guest_group() {
 # GNOME Shell, IBus (with its GTK 3 module, which GTK programs on GNOME's X11 use) and what its
 # phases' applications need: GTK 4, VTE, dconf for the settings.
 GNOME_PKGS="gnome-shell ibus ibus-gtk3 dconf-cli gir1.2-gtk-4.0 gir1.2-vte-2.91"
-# KWin (Plasma 5.27's) with Qt's Wayland platform, Konsole, and PyQt5 for a Qt Widgets line edit and a QML TextField.
-KDE_PKGS="kwin-wayland qtwayland5 konsole python3-pyqt5 python3-pyqt5.qtquick qml-module-qtquick-controls2 qml-module-qtquick-window2"
+# KWin (Plasma 5.27's) with Qt's Wayland platform, Konsole, PyQt5 for a Qt Widgets line edit and a QML TextField,
+# and IBus (a user's input method outside KWin's slot).
+KDE_PKGS="kwin-wayland qtwayland5 konsole ibus python3-pyqt5 python3-pyqt5.qtquick qml-module-qtquick-controls2 qml-module-qtquick-window2"
 
 # keyhold (not e2e_host --keyhold: built quietly, in .build, not checked) and the companion,
 # which is taken from beside the daemon's binary
