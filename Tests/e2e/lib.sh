@@ -268,9 +268,10 @@ host_shot() { rm -f "$1"; host_keys "shot $1" && test -s "$1"; }
 # listed as "replay" instead: snd-aloop copies whatever the ring holds for the time its timer fired
 # late, so when the guest delays that timer past whole buffers the click still in the ring is
 # captured again, once per buffer, before the kernel silences it (seen in TCG guests: up to three
-# copies 40 ms apart with a 40 ms buffer). Replays are told by that one-buffer step, not by their
-# distance from the click: taps come about 120 ms apart, and two real clicks were once exactly
-# three buffers (120 ms) apart; no two come one buffer apart.
+# copies 40 ms apart with a 40 ms buffer; the last copy may be cut short, where the kernel
+# silenced the ring meanwhile: a copy of the click's start). Replays are told by that one-buffer
+# step, not by their distance from the click: taps come about 120 ms apart, and two real clicks
+# were once exactly three buffers (120 ms) apart; no two come one buffer apart.
 capture_analyse() {
   /usr/bin/python3 - "$1" "${2:-0}" <<'EOF'
 import struct, sys, wave
@@ -293,7 +294,7 @@ for s, e, p in sounds:
     kind = "sound"
     if buffer > 0 and kept is not None:
         ks, ke = kept
-        if s - before == buffer and e - s == ke - ks and data[s:e + 1] == data[ks:ke + 1]:
+        if s - before == buffer and e - s <= ke - ks and data[s:e + 1] == data[ks:ks + e - s + 1]:
             kind = "replay"
     if kind == "sound": kept = (s, e)
     before = s
