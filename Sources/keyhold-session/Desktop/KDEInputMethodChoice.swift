@@ -8,7 +8,16 @@ import KeyholdLinux
 /// the user once, in a notification that says how to undo it. A slot the user gave another input
 /// method, or cleared after Keyhold took it, is left alone.
 enum KDEInputMethodChoice {
-    static func slot() -> KWinInputMethodSlot { KWinInputMethodSlot { getenv($0).map { String(cString: $0) } } }
+    static func slot() -> KWinInputMethodSlot { KWinInputMethodSlot(environment: environment) }
+
+    private static func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+
+    /// The input method the user runs outside KWin's slot, or nil.
+    private static func chosenOutsideTheSlot(ibusRunning: Bool) -> String? {
+        if ibusRunning { return "IBus, which runs in this session" }
+        if khs_bus_name_has_owner("org.fcitx.Fcitx5") == 1 { return "fcitx5, which runs in this session" }
+        return KWinInputMethodSlot.inputMethodChosenByEnvironment(environment)
+    }
 
     /// What this companion, which KWin did not start, can and cannot do here, after taking the
     /// slot where it is free: for the log and `keyhold status`.
@@ -17,13 +26,12 @@ enum KDEInputMethodChoice {
     static func takeSlotIfFree(ibusRunning: Bool) -> String {
         let fallback = "characters go through IBus where it runs, else through the daemon's ctrl-shift-u, which Qt programs ignore"
         let select = "select Keyhold in System Settings > Keyboard > Virtual Keyboard"
-        let chosen = ibusRunning ? "IBus, which runs in this session"
-            : khs_bus_name_has_owner("org.fcitx.Fcitx5") == 1 ? "fcitx5, which runs in this session"
-            : KWinInputMethodSlot.inputMethodChosenByEnvironment { getenv($0).map { String(cString: $0) } }
-        if let chosen, slot().holder() == .nobody {
+        let slot = slot()
+        // (asked only where the slot is free: the bus call and the environment matter nowhere else)
+        if slot.holder() == .nobody, let chosen = chosenOutsideTheSlot(ibusRunning: ibusRunning) {
             return "KWin has no input method and your input method is \(chosen): Keyhold leaves the choice to you, so \(fallback); for Keyhold's picker in every program, \(select)"
         }
-        switch slot().takeIfFree() {
+        switch slot.takeIfFree() {
         case .took(let entry):
             announce()
             _ = khs_notify("Keyhold is KDE's input method now",
