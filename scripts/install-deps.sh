@@ -4,7 +4,7 @@
 # end-to-end tests need. Idempotent; needs root
 # (or sudo).
 set -euo pipefail
-pkgs=(acl pkg-config libevdev-dev libudev-dev libxkbcommon-dev xkb-data libasound2-dev libsystemd-dev unicode-cldr-core
+pkgs=(acl pkg-config libevdev-dev libudev-dev libxkbcommon-dev xkb-data libasound2-dev libsystemd-dev unicode-cldr-core unicode-data
       libx11-dev libxtst-dev libxi-dev libx11-xcb-dev libxkbcommon-x11-dev libwayland-dev libwayland-bin
       libgtk-3-dev libgtk-layer-shell-dev libpango1.0-dev libatspi2.0-dev libibus-1.0-dev dpkg-dev)
 if [ "${1:-}" = "--e2e" ]; then

@@ -59,6 +59,10 @@ extension String {
     }
 }
 
+if getenv("KEYHOLD_BENCH_SEARCH_ONLY") != nil {
+    runCharacterSearchBenchmark()
+    exit(0)
+}
 if getenv("KEYHOLD_BENCH_PATH_ONLY") != nil {
     runDaemonPathBenchmark()
     exit(0)
@@ -90,3 +94,4 @@ print("  RSS: \(rssBefore) kB before, \(residentKilobytes()) kB after")
 runDaemonPathBenchmark()
 runFeedbackBenchmark()
 runJSONBenchmark()
+runCharacterSearchBenchmark()

@@ -1,0 +1,44 @@
+// The picker's search, a keystroke at a time over the whole table (`CharacterSearchIndex`): what
+// each letter typed into a query costs, beside a reference in the same run: one pass over the
+// same characters' words that only adds them up (the walk the search cannot do without).
+// Printed, not asserted.
+import KeyholdKit
+
+@MainActor func runCharacterSearchBenchmark() {
+    let queries = ["euro", "heart", "arrow", "half", "e acute", "greek small letter alpha", "smiling face", "check mark",
+                   "x", "zzz", "rightwards double arrow", "cœur"]
+    var results = CharacterSearchResults(capacity: 90)
+    let rssBefore = residentKilobytes()
+    let buildStart = nowNanoseconds()
+    let index = CharacterSearchIndex.english   // parsed on first use
+    let buildMs = Double(nowNanoseconds() - buildStart) / 1e6
+    var keystrokeNs: [Double] = [], sink = 0
+    for _ in 0..<20 {
+        for text in queries {
+            var query = CharacterSearchQuery()
+            for character in text {
+                _ = query.append(character)
+                let t0 = nowNanoseconds()
+                index.search(query, into: &results)
+                keystrokeNs.append(Double(nowNanoseconds() - t0))
+                sink &+= results.count
+            }
+        }
+    }
+    var referenceNs: [Double] = []
+    for _ in 0..<keystrokeNs.count / 10 {
+        let t0 = nowNanoseconds()
+        sink &+= index.wordSum()
+        referenceNs.append(Double(nowNanoseconds() - t0))
+    }
+    func percentiles(_ v: [Double]) -> String {
+        let s = v.sorted()
+        func p(_ q: Double) -> String { String(Int(s[min(s.count - 1, Int(Double(s.count) * q))] / 1000)) }
+        return "p50 \(p(0.5)) µs  p99 \(p(0.99)) µs  max \(Int(s.last! / 1000)) µs"
+    }
+    print("character search: \(index.count) characters, \(keystrokeNs.count) keystrokes of \(queries.count) queries")
+    print("  table parsed on first use: \(Int(buildMs)) ms; RSS \(rssBefore) kB before, \(residentKilobytes()) kB after")
+    print("  per keystroke (search, best 90):    \(percentiles(keystrokeNs))")
+    print("  reference (words summed, no match): \(percentiles(referenceNs))")
+    _ = sink
+}

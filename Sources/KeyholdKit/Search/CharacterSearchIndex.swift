@@ -1,0 +1,281 @@
+/// Every character Unicode names and every emoji, findable by the words of its Unicode name and
+/// CLDR's English name and keywords (`CharacterSearchData`, made by scripts/gen-search.py).
+///
+/// Made once (`english`, about 35,000 characters) and never changed; a search walks it with the
+/// caller's `CharacterSearchResults` and allocates nothing. A query's words each match the words
+/// that begin with them: sorted, those are one range of word ids, so a character's words are
+/// tested with two integer comparisons each.
+public final class CharacterSearchIndex: @unchecked Sendable {
+    /// The table built from `CharacterSearchData` (parsed on first use: the daemon's first search).
+    public static let english = CharacterSearchIndex(words: CharacterSearchData.words, characters: CharacterSearchData.characters)
+
+    /// The folded words, end to end, and where each starts (one more: the end).
+    private let wordBytes: [UInt8]
+    private let wordStarts: [Int32]
+    /// Per character: what it types, its name where not its first phrase's words.
+    private let texts: [String]
+    private let names: [String]
+    /// Per character: its words' ids, phrase after phrase, from `wordsStart[c]` to `wordsStart[c + 1]`;
+    /// `phraseEnd` is set on a phrase's last word.
+    private let characterWords: [UInt32]
+    private let wordsStart: [Int32]
+    /// Per word: the characters that have it, from `postingsStart[w]` to `postingsStart[w + 1]`.
+    private let postingsStart: [Int32]
+    private let postings: [UInt32]
+    private static let phraseEnd: UInt32 = 1 << 31
+
+    public var count: Int { texts.count }
+
+    /// What character `index` types.
+    public func text(_ index: Int) -> String { texts[index] }
+
+    /// Character `index`'s name: CLDR's English name where it has one, else Unicode's, lowercase.
+    public func name(_ index: Int) -> String {
+        if !names[index].isEmpty { return names[index] }
+        var words: [String] = []
+        for k in Int(wordsStart[index])..<Int(wordsStart[index + 1]) {
+            let raw = characterWords[k]
+            words.append(word(Int(raw & ~Self.phraseEnd)))
+            if raw & Self.phraseEnd != 0 { break }
+        }
+        return words.joined(separator: " ")
+    }
+
+    /// The character that types `text`, if the table has it.
+    public func index(of text: String) -> Int? { texts.firstIndex(of: text) }
+
+    private func word(_ id: Int) -> String {
+        String(decoding: wordBytes[Int(wordStarts[id])..<Int(wordStarts[id + 1])], as: UTF8.self)
+    }
+
+    /// Parses the generator's text: `words` one a line; `characters` one a line, TEXT, NAME and
+    /// PHRASES separated by tabs (phrases by `,`, word ids in base 36 by ` `).
+    public init(words: String, characters: String) {
+        var wordBytes: [UInt8] = [], wordStarts: [Int32] = [0]
+        for line in words.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true) {
+            wordBytes.append(contentsOf: line)
+            wordStarts.append(Int32(wordBytes.count))
+        }
+        var texts: [String] = [], names: [String] = [], characterWords: [UInt32] = [], wordsStart: [Int32] = [0]
+        for line in characters.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true) {
+            let fields = line.split(separator: UInt8(ascii: "\t"), maxSplits: 2, omittingEmptySubsequences: false)
+            guard fields.count == 3 else { continue }
+            texts.append(String(decoding: fields[0], as: UTF8.self))
+            names.append(String(decoding: fields[1], as: UTF8.self))
+            var id: UInt32 = 0, inWord = false
+            for byte in fields[2] {
+                switch byte {
+                case UInt8(ascii: " "), UInt8(ascii: ","):
+                    if inWord { characterWords.append(byte == UInt8(ascii: ",") ? id | Self.phraseEnd : id) }
+                    id = 0; inWord = false
+                default:
+                    let digit = byte >= UInt8(ascii: "a") ? UInt32(byte - UInt8(ascii: "a")) + 10 : UInt32(byte - UInt8(ascii: "0"))
+                    id = id * 36 + digit; inWord = true
+                }
+            }
+            if inWord { characterWords.append(id | Self.phraseEnd) }
+            wordsStart.append(Int32(characterWords.count))
+        }
+        self.wordBytes = wordBytes; self.wordStarts = wordStarts
+        self.texts = texts; self.names = names
+        self.characterWords = characterWords; self.wordsStart = wordsStart
+        // Which characters have each word, in the table's order.
+        var postingsStart = [Int32](repeating: 0, count: wordStarts.count)
+        for raw in characterWords { postingsStart[Int(raw & ~Self.phraseEnd) + 1] += 1 }
+        for id in 1..<postingsStart.count { postingsStart[id] += postingsStart[id - 1] }
+        var next = postingsStart, postings = [UInt32](repeating: 0, count: characterWords.count)
+        for c in 0..<texts.count {
+            for k in Int(wordsStart[c])..<Int(wordsStart[c + 1]) {
+                let id = Int(characterWords[k] & ~Self.phraseEnd)
+                postings[Int(next[id])] = UInt32(c)
+                next[id] += 1
+            }
+        }
+        self.postingsStart = postingsStart; self.postings = postings
+    }
+
+    /// Finds the characters all of whose query words begin some word of theirs, best first, as
+    /// many as `results` holds: first those with a phrase that is exactly the query (`euro` for
+    /// €), then those whose words include every query word whole, a phrase's last among them (the
+    /// thing it names: `half` for "vulgar fraction one half", not "upper half circle"), then the
+    /// others with every word whole, then the rest; within each, the table's order. Allocates nothing.
+    ///
+    /// Each query word marks, in a bit set of the characters, those having a word it begins (the
+    /// postings of its range of word ids) and those having it whole; the sets are intersected, the
+    /// whole matches ranked one by one, and the rest taken in order until `results` is full.
+    public func search(_ query: CharacterSearchQuery, into results: inout CharacterSearchResults) {
+        results.removeAll()
+        let wordCount = query.wordCount
+        guard wordCount > 0 else { return }
+        results.prepare(characters: texts.count)
+        for j in 0..<wordCount {
+            let r = query.withWord(j, range(of:))
+            results.ranges[j] = r
+            results.scratch.clear()
+            for id in Int(r.low)..<Int(r.high) { mark(word: id, in: &results.scratch) }
+            if j == 0 { results.matches.copy(results.scratch) } else { results.matches.intersect(results.scratch) }
+            results.scratch.clear()
+            if r.exact != .max { mark(word: Int(r.exact), in: &results.scratch) }
+            if j == 0 { results.whole.copy(results.scratch) } else { results.whole.intersect(results.scratch) }
+        }
+        results.matched = results.matches.count
+        let ranges = results.ranges
+        ranges.withUnsafeBufferPointer { ranges in
+            let ranges = UnsafeBufferPointer(rebasing: ranges[0..<wordCount])
+            var c = results.whole.next(from: 0)
+            while let found = c {
+                results.offer(tier(of: found, ranges) << 24 | UInt32(found))
+                c = results.whole.next(from: found + 1)
+            }
+        }
+        // The rest are all the last tier: in the table's order, as many as fit.
+        results.matches.subtract(results.whole)
+        var taken = 0, c = results.matches.next(from: 0)
+        while let found = c, taken < results.capacity {
+            results.offer(3 << 24 | UInt32(found))
+            taken += 1
+            c = results.matches.next(from: found + 1)
+        }
+    }
+
+    struct Ranges {
+        var low: UInt32 = 0, high: UInt32 = 0, exact: UInt32 = .max
+    }
+
+    private func mark(word id: Int, in set: inout CharacterBitSet) {
+        for k in Int(postingsStart[id])..<Int(postingsStart[id + 1]) { set.insert(Int(postings[k])) }
+    }
+
+    /// How well character `c`, which has every query word whole, matches: 0, its phrase is the
+    /// query; 1, a query word ends one of its phrases; 2, neither.
+    private func tier(of c: Int, _ ranges: UnsafeBufferPointer<Ranges>) -> UInt32 {
+        let all: UInt8 = UInt8(truncatingIfNeeded: (1 << ranges.count) - 1)
+        var head = false, phraseWhole: UInt8 = 0, phraseLength = 0, phraseExact = true
+        for k in Int(wordsStart[c])..<Int(wordsStart[c + 1]) {
+            let raw = characterWords[k], id = raw & ~Self.phraseEnd, isLast = raw & Self.phraseEnd != 0
+            phraseLength += 1
+            var wordIsWhole = false
+            for j in 0..<ranges.count where id == ranges[j].exact {
+                phraseWhole |= 1 << j; wordIsWhole = true
+                if isLast { head = true }
+            }
+            if !wordIsWhole { phraseExact = false }
+            if isLast {
+                if phraseExact && phraseWhole == all && phraseLength == ranges.count { return 0 }
+                phraseWhole = 0; phraseLength = 0; phraseExact = true
+            }
+        }
+        return head ? 1 : 2
+    }
+
+    /// The sum of every character's word ids: the benchmark's reference, the walk a search makes
+    /// without its matching.
+    public func wordSum() -> Int {
+        var sum: UInt32 = 0
+        for id in characterWords { sum &+= id }
+        return Int(sum)
+    }
+
+    /// The ids of the words that begin with `prefix`, and the id of `prefix` itself if it is one.
+    private func range(of prefix: UnsafeBufferPointer<UInt8>) -> Ranges {
+        let count = wordStarts.count - 1
+        // First word not below the prefix; first word whose start is above it.
+        let low = partition(count) { compare(word: $0, prefix) >= 0 }
+        let high = partition(count) { compare(word: $0, prefix) > 0 }
+        var r = Ranges(low: UInt32(low), high: UInt32(high))
+        if low < high, wordStarts[low + 1] - wordStarts[low] == Int32(prefix.count) { r.exact = UInt32(low) }
+        return r
+    }
+
+    /// The first index in 0..<count where `isAbove` holds (it holds for all after it).
+    private func partition(_ count: Int, _ isAbove: (Int) -> Bool) -> Int {
+        var low = 0, high = count
+        while low < high {
+            let mid = (low + high) / 2
+            if isAbove(mid) { high = mid } else { low = mid + 1 }
+        }
+        return low
+    }
+
+    /// Word `id`'s first `prefix.count` bytes against the prefix: -1, 0 or 1.
+    private func compare(word id: Int, _ prefix: UnsafeBufferPointer<UInt8>) -> Int {
+        let start = Int(wordStarts[id]), length = Int(wordStarts[id + 1]) - start
+        for i in 0..<prefix.count {
+            guard i < length else { return -1 }
+            let a = wordBytes[start + i], b = prefix[i]
+            if a != b { return a < b ? -1 : 1 }
+        }
+        return 0
+    }
+}
+
+/// The best matches of a search, kept in the caller's storage so that a search allocates nothing:
+/// ranks (`tier << 24 | character`), ascending, at most `capacity`.
+public struct CharacterSearchResults {
+    public let capacity: Int
+    private var ranks: [UInt32]
+    public private(set) var count = 0
+    /// How many characters matched in all, the ones beyond `capacity` too.
+    public internal(set) var matched = 0
+    /// The search's working storage: the query words' word id ranges, and sets of characters.
+    var ranges = [CharacterSearchIndex.Ranges](repeating: .init(), count: CharacterSearchQuery.maxWords)
+    var matches = CharacterBitSet(), whole = CharacterBitSet(), scratch = CharacterBitSet()
+
+    public init(capacity: Int) {
+        self.capacity = capacity
+        ranks = [UInt32](repeating: 0, count: capacity)
+    }
+
+    /// The character at position `i` (0: the best).
+    public subscript(i: Int) -> Int { Int(ranks[i] & 0xFF_FFFF) }
+
+    public mutating func removeAll() { count = 0; matched = 0 }
+
+    /// Sizes the sets for a table of `characters` (once: later searches find them sized).
+    mutating func prepare(characters: Int) {
+        guard matches.capacity < characters else { return }
+        matches = CharacterBitSet(capacity: characters)
+        whole = CharacterBitSet(capacity: characters)
+        scratch = CharacterBitSet(capacity: characters)
+    }
+
+    mutating func offer(_ rank: UInt32) {
+        if count == capacity {
+            guard capacity > 0, rank < ranks[count - 1] else { return }
+            count -= 1
+        }
+        var i = count
+        while i > 0 && ranks[i - 1] > rank { ranks[i] = ranks[i - 1]; i -= 1 }
+        ranks[i] = rank
+        count += 1
+    }
+}
+
+/// A set of the table's characters, one bit each.
+struct CharacterBitSet {
+    private var bits: [UInt64]
+
+    init(capacity: Int = 0) { bits = [UInt64](repeating: 0, count: (capacity + 63) / 64) }
+
+    var capacity: Int { bits.count * 64 }
+    var count: Int { bits.reduce(0) { $0 + $1.nonzeroBitCount } }
+
+    mutating func clear() { for i in bits.indices { bits[i] = 0 } }
+    mutating func insert(_ c: Int) { bits[c >> 6] |= 1 << UInt64(c & 63) }
+    mutating func copy(_ other: Self) { for i in bits.indices { bits[i] = other.bits[i] } }
+    mutating func intersect(_ other: Self) { for i in bits.indices { bits[i] &= other.bits[i] } }
+    mutating func subtract(_ other: Self) { for i in bits.indices { bits[i] &= ~other.bits[i] } }
+
+    /// The first member at or after `c`.
+    func next(from c: Int) -> Int? {
+        var i = c >> 6
+        guard i < bits.count else { return nil }
+        var word = bits[i] & (~0 << UInt64(c & 63))
+        while word == 0 {
+            i += 1
+            guard i < bits.count else { return nil }
+            word = bits[i]
+        }
+        return i << 6 | word.trailingZeroBitCount
+    }
+}

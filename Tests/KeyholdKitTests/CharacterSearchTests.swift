@@ -1,0 +1,72 @@
+import XCTest
+@testable import KeyholdKit
+
+final class CharacterSearchTests: XCTestCase {
+    private let index = CharacterSearchIndex.english
+
+    private func find(_ query: String, _ n: Int = 9) -> [String] {
+        var results = CharacterSearchResults(capacity: n)
+        index.search(CharacterSearchQuery(query), into: &results)
+        return (0..<results.count).map { index.text(results[$0]) }
+    }
+
+    func testTheIssuesExamplesComeFirst() {
+        XCTAssertEqual(find("euro").first, "€")
+        XCTAssertEqual(find("heart").first, "❤️")
+        XCTAssertEqual(find("half").first, "½")
+        XCTAssertTrue(find("arrow").allSatisfy { index.name(index.index(of: $0)!).contains("arrow") || $0 == "▶️" }, "\(find("arrow"))")
+        XCTAssertEqual(find("rightwards arrow").first, "→")
+    }
+
+    func testWordsMatchAsPrefixesInAnyOrderAndCase() {
+        XCTAssertEqual(find("e acute small").first, "é")
+        XCTAssertEqual(find("LATIN SMALL LETTER E WITH ACUTE").first, "é")
+        XCTAssertTrue(find("eur").contains("€"))
+        XCTAssertEqual(find("Grüße").count, 0, "no character has ü or ß folded into its name's words")
+    }
+
+    func testAQueryIsFoldedAsTheTableIs() {
+        var query = CharacterSearchQuery("Cœur  Rouge!")
+        XCTAssertEqual(query.text, "Cœur  Rouge!")
+        XCTAssertEqual(query.wordCount, 2)
+        XCTAssertEqual(query.withWord(0) { String(decoding: $0, as: UTF8.self) }, "coeur")
+        XCTAssertEqual(query.withWord(1) { String(decoding: $0, as: UTF8.self) }, "rouge")
+        query.deleteLast()
+        query.deleteLast()
+        XCTAssertEqual(query.text, "Cœur  Roug")
+        XCTAssertEqual(query.withWord(1) { String(decoding: $0, as: UTF8.self) }, "roug")
+        XCTAssertEqual(CharacterSearchQuery("é").withWord(0) { String(decoding: $0, as: UTF8.self) }, "e")
+    }
+
+    func testAQueryTakesNoMoreThanItsLimits() {
+        var query = CharacterSearchQuery("a b c d e f g h ")
+        XCTAssertEqual(query.wordCount, CharacterSearchQuery.maxWords)
+        XCTAssertFalse(query.append("i"), "no ninth word")
+        XCTAssertEqual(query.wordCount, CharacterSearchQuery.maxWords)
+        query.deleteLast()
+        XCTAssertTrue(query.append("x"), "the eighth word goes on")
+        var long = CharacterSearchQuery()
+        for _ in 0..<CharacterSearchQuery.maxBytes { XCTAssertTrue(long.append("z")) }
+        XCTAssertFalse(long.append("z"))
+    }
+
+    func testNamesAreCLDRsWhereItHasOneElseUnicodes() {
+        XCTAssertEqual(index.name(index.index(of: "€")!), "euro")
+        XCTAssertEqual(index.name(index.index(of: "é")!), "latin small letter e with acute")
+        XCTAssertEqual(index.name(index.index(of: "ꙮ")!), "cyrillic letter multiocular o")
+    }
+
+    func testResultsKeepTheBestAndCountTheRest() {
+        var results = CharacterSearchResults(capacity: 3)
+        index.search(CharacterSearchQuery("arrow"), into: &results)
+        XCTAssertEqual(results.count, 3)
+        XCTAssertGreaterThan(results.matched, 100)
+        var all = CharacterSearchResults(capacity: results.matched)
+        index.search(CharacterSearchQuery("arrow"), into: &all)
+        XCTAssertEqual((0..<3).map { results[$0] }, (0..<3).map { all[$0] })
+        index.search(CharacterSearchQuery(""), into: &results)
+        XCTAssertEqual(results.count, 0)
+        index.search(CharacterSearchQuery("zzzzqqq"), into: &results)
+        XCTAssertEqual(results.count, 0)
+    }
+}
