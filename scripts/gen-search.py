@@ -197,7 +197,10 @@ enum CharacterSearchData {{
     body += '    static let letterFolds = "' + " ".join(letter_folds()) + '"\n\n'
     body += "    /// One character a line, best first: TEXT<TAB>NAME<TAB>PHRASES (word ids in base 36,\n"
     body += "    /// `,` between phrases, ` ` between words; NAME empty where it is the first phrase's words).\n"
-    body += '    static let characters = #"""\n' + "\n".join(lines) + '\n"""#\n}\n'
+    common = sum(1 for text, e in ranked if group(text, e) < 2)
+    body += '    static let characters = #"""\n' + "\n".join(lines) + '\n"""#\n\n'
+    body += "    /// How many of the first characters are CLDR's or of the common blocks (gen-search.py, group()).\n"
+    body += f"    static let commonCount = {common}\n}}\n"
     return head + body
 
 

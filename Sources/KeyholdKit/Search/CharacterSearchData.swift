@@ -49996,4 +49996,7 @@ Z		6sa 3ji 6u8 ba0
 🮨		3dq 4ga 6vh 4bd ao4 3m6 abi 7fh 6tc 2r6 7fh 934 abi 6yj 3m6
 🮩		3dq 4ga 6vh 4bd ao4 3m6 abi 7fh 934 2r6 7fh 6tc abi 6yj 3m6
 """#
+
+    /// How many of the first characters are CLDR's or of the common blocks (gen-search.py, group()).
+    static let commonCount = 5264
 }

@@ -7,14 +7,17 @@
 /// tested with two integer comparisons each.
 public final class CharacterSearchIndex: @unchecked Sendable {
     /// The table built from `CharacterSearchData` (parsed on first use: the daemon's first search).
-    public static let english = CharacterSearchIndex(words: CharacterSearchData.words, characters: CharacterSearchData.characters)
+    public static let english = CharacterSearchIndex(words: CharacterSearchData.words, characters: CharacterSearchData.characters,
+                                                     commonCount: CharacterSearchData.commonCount)
 
     /// The folded words, end to end, and where each starts (one more: the end).
     private let wordBytes: [UInt8]
     private let wordStarts: [Int32]
-    /// Per character: what it types, its name where not its first phrase's words.
-    private let texts: [String]
-    private let names: [String]
+    /// The generator's text of the characters, kept as given (a literal stays in the binary's
+    /// read-only data, not copied), and per character where its line starts, its text ends and
+    /// its name ends (three offsets each).
+    private let source: String
+    private let fields: [Int32]
     /// Per character: its words' ids, phrase after phrase, from `wordsStart[c]` to `wordsStart[c + 1]`;
     /// `phraseEnd` is set on a phrase's last word.
     private let characterWords: [UInt32]
@@ -22,16 +25,21 @@ public final class CharacterSearchIndex: @unchecked Sendable {
     /// Per word: the characters that have it, from `postingsStart[w]` to `postingsStart[w + 1]`.
     private let postingsStart: [Int32]
     private let postings: [UInt32]
+    /// The characters before this are CLDR's or of the common blocks; after, other scripts' and
+    /// combining marks: a word they have whole ranks after the common ones' prefixes (`he`: ❤️,
+    /// heart, before the Yi syllable he).
+    private let commonCount: Int
     private static let phraseEnd: UInt32 = 1 << 31
 
-    public var count: Int { texts.count }
+    public let count: Int
 
     /// What character `index` types.
-    public func text(_ index: Int) -> String { texts[index] }
+    public func text(_ index: Int) -> String { sourceText(Int(fields[3 * index]), Int(fields[3 * index + 1])) }
 
     /// Character `index`'s name: CLDR's English name where it has one, else Unicode's, lowercase.
     public func name(_ index: Int) -> String {
-        if !names[index].isEmpty { return names[index] }
+        let start = Int(fields[3 * index + 1]) + 1, end = Int(fields[3 * index + 2])
+        if end > start { return sourceText(start, end) }
         var words: [String] = []
         for k in Int(wordsStart[index])..<Int(wordsStart[index + 1]) {
             let raw = characterWords[k]
@@ -42,29 +50,56 @@ public final class CharacterSearchIndex: @unchecked Sendable {
     }
 
     /// The character that types `text`, if the table has it.
-    public func index(of text: String) -> Int? { texts.firstIndex(of: text) }
+    public func index(of text: String) -> Int? {
+        let wanted = Array(text.utf8)
+        return withSource { bytes in
+            (0..<count).first { c in
+                let start = Int(fields[3 * c]), end = Int(fields[3 * c + 1])
+                return end - start == wanted.count && bytes[start..<end].elementsEqual(wanted)
+            }
+        }
+    }
 
     private func word(_ id: Int) -> String {
         String(decoding: wordBytes[Int(wordStarts[id])..<Int(wordStarts[id + 1])], as: UTF8.self)
     }
 
+    private func sourceText(_ start: Int, _ end: Int) -> String {
+        withSource { String(decoding: UnsafeBufferPointer(rebasing: $0[start..<end]), as: UTF8.self) }
+    }
+
+    private func withSource<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        var source = self.source   // a native string: contiguous UTF-8
+        return source.withUTF8(body)
+    }
+
     /// Parses the generator's text: `words` one a line; `characters` one a line, TEXT, NAME and
     /// PHRASES separated by tabs (phrases by `,`, word ids in base 36 by ` `).
-    public init(words: String, characters: String) {
+    /// `commonCount`: how many of the first characters are of the blocks most people type from
+    /// (the rest rank after them, but for a phrase that is exactly the query).
+    public init(words: String, characters: String, commonCount: Int = .max) {
+        self.commonCount = commonCount
         var wordBytes: [UInt8] = [], wordStarts: [Int32] = [0]
         for line in words.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true) {
             wordBytes.append(contentsOf: line)
             wordStarts.append(Int32(wordBytes.count))
         }
-        var texts: [String] = [], names: [String] = [], characterWords: [UInt32] = [], wordsStart: [Int32] = [0]
-        for line in characters.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true) {
-            let fields = line.split(separator: UInt8(ascii: "\t"), maxSplits: 2, omittingEmptySubsequences: false)
-            guard fields.count == 3 else { continue }
-            texts.append(String(decoding: fields[0], as: UTF8.self))
-            names.append(String(decoding: fields[1], as: UTF8.self))
-            var id: UInt32 = 0, inWord = false
-            for byte in fields[2] {
+        var source = characters
+        var fields: [Int32] = [], characterWords: [UInt32] = [], wordsStart: [Int32] = [0]
+        source.withUTF8 { bytes in
+            var field = 0, id: UInt32 = 0, inWord = false, lineStart = 0
+            for (i, byte) in bytes.enumerated() {
                 switch byte {
+                case UInt8(ascii: "\t") where field < 2:
+                    if field == 0 { fields.append(Int32(lineStart)) }
+                    fields.append(Int32(i))
+                    field += 1
+                case _ where field < 2:
+                    continue   // the text and the name
+                case UInt8(ascii: "\n"):
+                    if inWord { characterWords.append(id | Self.phraseEnd) }
+                    wordsStart.append(Int32(characterWords.count))
+                    id = 0; inWord = false; field = 0; lineStart = i + 1
                 case UInt8(ascii: " "), UInt8(ascii: ","):
                     if inWord { characterWords.append(byte == UInt8(ascii: ",") ? id | Self.phraseEnd : id) }
                     id = 0; inWord = false
@@ -73,18 +108,20 @@ public final class CharacterSearchIndex: @unchecked Sendable {
                     id = id * 36 + digit; inWord = true
                 }
             }
-            if inWord { characterWords.append(id | Self.phraseEnd) }
-            wordsStart.append(Int32(characterWords.count))
+            if field == 2 {   // a last line without its newline
+                if inWord { characterWords.append(id | Self.phraseEnd) }
+                wordsStart.append(Int32(characterWords.count))
+            }
         }
         self.wordBytes = wordBytes; self.wordStarts = wordStarts
-        self.texts = texts; self.names = names
+        self.source = source; self.fields = fields; count = fields.count / 3
         self.characterWords = characterWords; self.wordsStart = wordsStart
         // Which characters have each word, in the table's order.
         var postingsStart = [Int32](repeating: 0, count: wordStarts.count)
         for raw in characterWords { postingsStart[Int(raw & ~Self.phraseEnd) + 1] += 1 }
         for id in 1..<postingsStart.count { postingsStart[id] += postingsStart[id - 1] }
         var next = postingsStart, postings = [UInt32](repeating: 0, count: characterWords.count)
-        for c in 0..<texts.count {
+        for c in 0..<count {
             for k in Int(wordsStart[c])..<Int(wordsStart[c + 1]) {
                 let id = Int(characterWords[k] & ~Self.phraseEnd)
                 postings[Int(next[id])] = UInt32(c)
@@ -98,7 +135,8 @@ public final class CharacterSearchIndex: @unchecked Sendable {
     /// many as `results` holds: first those with a phrase that is exactly the query (`euro` for
     /// €), then those whose words include every query word whole, a phrase's last among them (the
     /// thing it names: `half` for "vulgar fraction one half", not "upper half circle"), then the
-    /// others with every word whole, then the rest; within each, the table's order. Allocates nothing.
+    /// others with every word whole, then the rest; within each, the table's order; and the
+    /// characters of other scripts and combining marks after those of the common blocks. Allocates nothing.
     ///
     /// Each query word marks, in a bit set of the characters, those having a word it begins (the
     /// postings of its range of word ids) and those having it whole; the sets are intersected, the
@@ -107,7 +145,7 @@ public final class CharacterSearchIndex: @unchecked Sendable {
         results.removeAll()
         let wordCount = query.wordCount
         guard wordCount > 0 else { return }
-        results.prepare(characters: texts.count)
+        results.prepare(characters: count)
         for j in 0..<wordCount {
             let r = query.withWord(j, range(of:))
             results.ranges[j] = r
@@ -124,15 +162,16 @@ public final class CharacterSearchIndex: @unchecked Sendable {
             let ranges = UnsafeBufferPointer(rebasing: ranges[0..<wordCount])
             var c = results.whole.next(from: 0)
             while let found = c {
-                results.offer(tier(of: found, ranges) << 24 | UInt32(found))
+                let tier = tier(of: found, ranges)
+                results.offer((tier == 0 || found < commonCount ? tier : tier + 3) << 24 | UInt32(found))
                 c = results.whole.next(from: found + 1)
             }
         }
-        // The rest are all the last tier: in the table's order, as many as fit.
+        // The rest are prefixes only: in the table's order, as many as fit.
         results.matches.subtract(results.whole)
         var taken = 0, c = results.matches.next(from: 0)
         while let found = c, taken < results.capacity {
-            results.offer(3 << 24 | UInt32(found))
+            results.offer((found < commonCount ? 3 : 6) << 24 | UInt32(found))
             taken += 1
             c = results.matches.next(from: found + 1)
         }
