@@ -70,3 +70,49 @@ final class CharacterSearchTests: XCTestCase {
         XCTAssertEqual(results.count, 0)
     }
 }
+
+/// The search in the engine, beyond the fixtures (Tests/Fixtures/simulate/search-*.txt): what the
+/// session asks of it (a click on a candidate, a click elsewhere) and what a custom handler that
+/// ignores it cannot keep it from doing.
+final class EngineSearchTests: XCTestCase {
+    private let open = "d:rightalt u:rightalt t:100 d:rightalt u:rightalt t:100 d:e u:e d:u u:u d:r u:r d:o u:o"
+
+    func testAClickOnACandidateTypesIt() {
+        let simulator = simulate(open)
+        simulator.engine.pickCallout(2)
+        XCTAssertEqual(simulator.application.text, "💶")
+        XCTAssertFalse(simulator.engine.services.searchContext.isOpen)
+    }
+
+    func testAClickElsewhereClosesItTypingNothing() {
+        let simulator = simulate(open)
+        simulator.engine.dismissCallout()
+        XCTAssertFalse(simulator.engine.services.searchContext.isOpen)
+        _ = simulator.run(try! SimulationScript("d:x u:x"), startingAt: .milliseconds(1000))
+        XCTAssertEqual(simulator.application.text, "x")
+    }
+
+    func testPausingClosesIt() {
+        let simulator = simulate(open)
+        simulator.engine.isPaused = true
+        XCTAssertFalse(simulator.engine.services.searchContext.isOpen)
+    }
+
+    func testEscClosesItEvenWithAHandlerThatIgnoresSearches() {
+        final class Ignoring: StandardKeyboardActionHandler {
+            override func handle(_ intent: CharacterSearchIntent) {}
+        }
+        let simulator = Simulator()
+        installActionHandler(in: simulator.engine.services, Ignoring.init)
+        _ = try? simulator.run(open + " d:esc u:esc d:x u:x")
+        XCTAssertFalse(simulator.engine.services.searchContext.isOpen)
+        XCTAssertEqual(simulator.application.text, "x")
+    }
+
+    func testTheRecentAreForgotten() {
+        let simulator = simulate(open + " d:1 u:1")
+        XCTAssertEqual(simulator.engine.services.searchContext.recent, ["€"])
+        simulator.engine.services.searchContext.forgetRecent()
+        XCTAssertEqual(simulator.engine.services.searchContext.recent, [])
+    }
+}

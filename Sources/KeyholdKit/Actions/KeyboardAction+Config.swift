@@ -7,7 +7,7 @@ extension KeyboardAction {
         "enter": .primary(.return), "escape": .escape, "shift": .shift, "capsLock": .capsLock,
         "control": .control, "option": .option, "command": .command,
         "moveCursorBackward": .moveCursorBackward, "moveCursorForward": .moveCursorForward,
-        "nextLocale": .nextLocale, "none": .none, "dismissKeyboard": .dismissKeyboard,
+        "nextLocale": .nextLocale, "search": .search, "none": .none, "dismissKeyboard": .dismissKeyboard,
     ]
     /// Prefixes of actions that carry a value.
     public static let valuePrefixes = ["character", "text", "key", "keyboardType", "emoji", "custom", "primary"]
@@ -67,6 +67,7 @@ extension KeyboardAction {
         case .moveCursorBackward: return "moveCursorBackward"
         case .moveCursorForward: return "moveCursorForward"
         case .nextLocale: return "nextLocale"
+        case .search: return "search"
         case .none: return "none"
         case .dismissKeyboard: return "dismissKeyboard"
         // Traces only: image keys are a custom handler's, not the configuration's.

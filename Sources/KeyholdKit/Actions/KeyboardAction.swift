@@ -21,6 +21,8 @@ public enum KeyboardAction: Hashable, Sendable {
     case keyboardType(KeyboardType)
     /// Cycles the configured locales.
     case nextLocale
+    /// Opens the picker as a search: characters by name (`CharacterSearchContext`).
+    case search
     case emoji(String)
     /// A named action for custom handlers to implement.
     case custom(named: String)
@@ -58,7 +60,7 @@ public enum KeyboardAction: Hashable, Sendable {
     /// Actions that act on the keyboard itself, which get the system sound.
     public var isSystemAction: Bool {
         switch self {
-        case .shift, .capsLock, .control, .option, .command, .keyboardType, .nextLocale, .primary, .escape,
+        case .shift, .capsLock, .control, .option, .command, .keyboardType, .nextLocale, .search, .primary, .escape,
              .moveCursorBackward, .moveCursorForward, .custom, .dismissKeyboard:
             return true
         default: return false

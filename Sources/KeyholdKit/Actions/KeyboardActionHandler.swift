@@ -6,9 +6,14 @@ public protocol KeyboardActionHandler: AnyObject {
     func handle(_ gesture: KeyboardGesture, on action: KeyboardAction)
     /// A key pressed while a callout is open.
     func handle(_ intent: CalloutKeyIntent)
+    /// A key pressed while the picker is a search (the standard handler types the choice; one
+    /// without does nothing, and the engine closes the search on Esc and on keys it does not use).
+    func handle(_ intent: CharacterSearchIntent)
 }
 
 extension KeyboardActionHandler {
+    public func handle(_ intent: CharacterSearchIntent) {}
+
     /// Handles a press, as KeyboardKit's `handle(_:)`.
     public func handle(_ action: KeyboardAction) { handle(.press, on: action) }
 

@@ -11,6 +11,8 @@ open class StandardKeyboardActionHandler: KeyboardActionHandler, StandardBehavio
     }
     public unowned var keyboardContext: KeyboardContext
     public unowned var calloutContext: CalloutContext
+    /// The picker as a search: the services' (they give it to the handler they are given).
+    public var searchContext = CharacterSearchContext()
     public var calloutActionProvider: CalloutActionProvider {
         didSet { wiringRevision &+= 1 }
     }
@@ -39,6 +41,7 @@ open class StandardKeyboardActionHandler: KeyboardActionHandler, StandardBehavio
         self.keyboardController = keyboardController ?? services.keyboardController
         keyboardContext = services.keyboardContext
         calloutContext = services.calloutContext; calloutActionProvider = services.calloutActionProvider
+        searchContext = services.searchContext
         feedbackHandler = services.feedbackHandler
         hasStandardBehavior = type(of: self) == StandardKeyboardActionHandler.self
     }
@@ -111,7 +114,7 @@ open class StandardKeyboardActionHandler: KeyboardActionHandler, StandardBehavio
         case insert(String), delete(times: Int), tap(KeyCode), move(by: Int)
         /// A key held down or let go on the output; the modifier it is, kept in the context.
         case hold(KeyCode, ModifierKeys?), lift(KeyCode, ModifierKeys?)
-        case toggle(KeyboardType), nextLocale, nothing, closeCallout, openCallout(KeyboardAction)
+        case toggle(KeyboardType), nextLocale, nothing, closeCallout, openCallout(KeyboardAction), openSearch
         indirect case both(Effect?, Effect?)
     }
 
@@ -146,6 +149,7 @@ open class StandardKeyboardActionHandler: KeyboardActionHandler, StandardBehavio
             return .hold(key, keyboardContext.modifierMap.modifiers(of: key))
         case .keyboardType(let type): return .toggle(type)
         case .nextLocale: return .nextLocale
+        case .search: return .openSearch
         case .none: return .nothing   // handled by doing nothing: the key is swallowed
         case .custom, .image, .dismissKeyboard: return nil
         }
@@ -187,6 +191,7 @@ open class StandardKeyboardActionHandler: KeyboardActionHandler, StandardBehavio
         case .nothing: break
         case .closeCallout: calloutContext.close()
         case .openCallout(let action): openCallout(for: action)
+        case .openSearch: openSearch()
         case .both(let press, let release):
             if let press { perform(press, on: controller) }
             if let release { perform(release, on: controller) }
@@ -215,6 +220,44 @@ open class StandardKeyboardActionHandler: KeyboardActionHandler, StandardBehavio
         }
         feedbackHandler.triggerHapticFeedback(.selectionChanged)
         feedbackHandler.triggerAudioFeedback(.system)
+    }
+
+    /// Opens the picker as a search (an open callout closes first, keeping what it shows).
+    open func openSearch() {
+        calloutContext.close()
+        searchContext.open()
+        if searchContext.isOpen { feedbackHandler.triggerAudioFeedback(.system) }
+    }
+
+    open func handle(_ intent: CharacterSearchIntent) {
+        let search = searchContext
+        switch intent {
+        case .choose(let n):
+            guard let text = search.candidate(n) else { return }   // no such candidate: the key does nothing
+            typeSearchChoice(text)
+        case .commit:
+            if let text = search.candidate(search.highlighted + 1) { typeSearchChoice(text) } else { search.close(typed: "") }
+        case .cancel, .typeThrough: search.close(typed: "")
+        case .append(let character):
+            guard search.append(character) else { return }
+            feedbackHandler.triggerAudioFeedback(.input)
+            return
+        case .deleteBackward:
+            search.deleteBackward()
+            feedbackHandler.triggerAudioFeedback(.delete)
+            return
+        case .page(let delta): search.turnPage(by: delta)
+        case .move(let delta): search.moveHighlight(by: delta)
+        case .ignore: return
+        }
+        feedbackHandler.triggerHapticFeedback(.selectionChanged)
+        feedbackHandler.triggerAudioFeedback(.system)
+    }
+
+    /// Types the search's choice through the controller (the output path every key takes), then closes it.
+    open func typeSearchChoice(_ text: String) {
+        keyboardController.insertText(text)
+        searchContext.close(typed: text)
     }
 
     /// Replaces the character the open callout shows with its candidate `index` (0: the base).

@@ -13,10 +13,15 @@ public enum CalloutKeyIntent: Hashable, Sendable {
     case ignore
 }
 
-/// An open, move or close of the callout, published for traces, the monitor and feedback.
+/// An open, move or close of the callout, or of the picker as a search (`CharacterSearchContext`),
+/// published for traces, the monitor, the companion's picker and feedback.
 public enum CalloutEvent: Hashable, Sendable {
     case opened(base: String, candidates: [String])
     case moved(index: Int, shown: String)
+    /// The search opened or changed: its query, the page of candidates shown, the highlighted
+    /// one (1-based; 0 when there is none) and its name.
+    case search(query: String, candidates: [String], index: Int, name: String)
+    /// A callout closed keeping `text`, or a search closed having typed `text` ("" for nothing).
     case closed(text: String)
 }
 

@@ -85,10 +85,15 @@ pace_us = 0
 #   key = { tap = "...", hold = "..." }
 # Keys are evdev names without KEY_, in any case: a, 1, capslock, leftalt, rightmeta, f13, kp1...
 # Actions: backspace, space, tab, return, escape, shift, capsLock, control, option, command,
-#   moveCursorBackward, moveCursorForward, nextLocale, none (swallows the key),
+#   moveCursorBackward, moveCursorForward, nextLocale, search (the picker as a search of every
+#   character by name), none (swallows the key),
 #   character:é, text:hello, emoji:🙂, key:f13 (sends that key), keyboardType:symbolic (switches
 #   layer), primary:done, custom:NAME (for a custom action handler).
 # Unbound keys without callouts pass through unchanged.
+#
+# Double-tap Right Alt (AltGr) to find any character by name: type "euro", then 1 for €; Right and
+# Left turn pages, Backspace edits, Esc closes typing nothing. The key still works as it did.
+rightalt = { double_tap = "search" }
 # capslock = { tap = "escape", hold = "control" }
 # rightalt = { press = "keyboardType:symbolic", release = "keyboardType:alphabetic" }
 

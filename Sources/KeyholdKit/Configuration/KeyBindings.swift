@@ -27,6 +27,9 @@ public struct KeyBindings: Hashable, Sendable {
     public var layers: [KeyboardType: [KeyCode: KeyBinding]]
     public init(_ layers: [KeyboardType: [KeyCode: KeyBinding]] = [:]) { self.layers = layers }
 
+    /// The default configuration's: a double tap of Right Alt (AltGr) opens the search.
+    public static let standard = KeyBindings([.alphabetic: [.rightAlt: KeyBinding([.doubleTap: .search])]])
+
     public func binding(for key: KeyCode, in layer: KeyboardType) -> KeyBinding? {
         layers[layer]?[key] ?? (layer == .alphabetic ? nil : layers[.alphabetic]?[key])
     }

@@ -4,7 +4,8 @@ public struct KeyholdConfiguration: Hashable, Sendable {
     public var gestures = GestureSettings()
     public var callouts = CalloutSettings()
     public var output = OutputSettings()
-    public var bindings = KeyBindings()
+    /// `[bindings]` and `[layers]`; a file's `[bindings]` replaces the standard ones.
+    public var bindings = KeyBindings.standard
     public var feedback = KeyboardFeedbackSettings()
     /// `[apps."GLOB"]`, in the file's order: the first that matches the focused application wins.
     public var apps: [ApplicationRule] = []

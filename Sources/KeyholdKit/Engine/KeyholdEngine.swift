@@ -26,6 +26,7 @@ public final class KeyholdEngine {
             passesThrough = isPaused || forwardsEverything
             guard isPaused && !oldValue else { return }
             services.calloutContext.close()
+            services.searchContext.close(typed: "")
             recognizer.cancelAll()
         }
     }
@@ -70,11 +71,13 @@ public final class KeyholdEngine {
         self.recognizer = GestureRecognizer(settings: configuration.gestures)
         self.calloutsEnabled = configuration.callouts.enabled
         self.calloutTimeoutMicroseconds = configuration.callouts.timeoutMilliseconds * 1000
-        services.calloutContext.observers.append { [weak reach] event in
+        let calloutObserver: (CalloutEvent) -> Void = { [weak reach] event in
             guard let self = reach?.engine else { return }
             self.calloutTouched = self.now
             if !self.observers.isEmpty { self.publish(.callout(event, self.now)) }
         }
+        services.calloutContext.observers.append(calloutObserver)
+        services.searchContext.observers.append(calloutObserver)
     }
 
     /// What the callout context's observer reaches the engine through, so that the engine itself
@@ -96,14 +99,17 @@ public final class KeyholdEngine {
                   configuration: configuration)
     }
 
-    /// How long an open callout may go untouched (`[callouts] timeout_ms`; 0: forever).
+    /// How long an open callout or search may go untouched (`[callouts] timeout_ms`; 0: forever).
     public var calloutTimeoutMicroseconds: Int
     /// When the open callout last opened, moved or saw a key.
     private var calloutTouched = Timestamp.zero
 
-    /// When the open callout closes by itself; nil when none is open or it never does.
+    /// Whether the picker is open, as a callout or as a search.
+    @inline(__always) private var pickerIsOpen: Bool { services.calloutContext.isOpen || services.searchContext.isOpen }
+
+    /// When the open callout or search closes by itself; nil when none is open or it never does.
     private var calloutDeadline: Timestamp? {
-        guard calloutTimeoutMicroseconds > 0, services.calloutContext.isOpen else { return nil }
+        guard calloutTimeoutMicroseconds > 0, pickerIsOpen else { return nil }
         return calloutTouched.adding(microseconds: calloutTimeoutMicroseconds)
     }
 
@@ -115,12 +121,12 @@ public final class KeyholdEngine {
     /// Fires every gesture due at or before `time`, and closes a callout left alone too long.
     /// Inlined into `handle`: most keys find nothing timed and make no call for it.
     @inline(__always) public func advance(to time: Timestamp) {
-        if recognizer.isTracking || services.calloutContext.isOpen { fireDue(upTo: time) }
+        if recognizer.isTracking || pickerIsOpen { fireDue(upTo: time) }
         if time > now { now = time }
     }
 
     private func fireDue(upTo time: Timestamp) {
-        while recognizer.isTracking || services.calloutContext.isOpen {
+        while recognizer.isTracking || pickerIsOpen {
             let callout = calloutDeadline.flatMap { $0 <= time ? $0 : nil }
             if let due = recognizer.nextDue(at: callout ?? time) {
                 now = due.time
@@ -165,7 +171,7 @@ public final class KeyholdEngine {
     /// Handles one key event from a grabbed keyboard.
     public func handle(_ event: KeyEvent) {
         advance(to: event.time)   // and now = event.time, if later
-        if services.calloutContext.isOpen { calloutTouched = now }
+        if pickerIsOpen { calloutTouched = now }
         observe(.input(event))
         let key = event.code, i = Int(key.rawValue)
         guard i < KeyCode.count else { return }
@@ -191,6 +197,7 @@ public final class KeyholdEngine {
     }
 
     private func keyDown(_ key: KeyCode) {
+        if services.searchContext.isOpen && searchTakes(key) { return }
         let context = services.keyboardContext
         // A bound key is handled even when it is a modifier: it then acts as its binding says
         // (`rightalt = "keyboardType:symbolic"`), not as a held modifier.
@@ -199,7 +206,7 @@ public final class KeyholdEngine {
             return
         }
         let modifier = context.modifierMap.modifiers(of: key)
-        otherKeyWentDown(isModifier: modifier != nil)
+        otherKeyWentDown(key, isModifier: modifier != nil)
         if let modifier { context.heldModifiers.formUnion(modifier) }
         if calloutTakes(key) { return }
         guard modifier == nil, !passesThrough, !context.isShortcutHeld else { forwardDown(key); return }
@@ -238,7 +245,7 @@ public final class KeyholdEngine {
 
     /// A key the configuration binds went down: the same rules, with the binding's gestures.
     private func boundKeyDown(_ key: KeyCode, _ binding: KeyBinding) {
-        otherKeyWentDown(isModifier: false)
+        otherKeyWentDown(key, isModifier: false)
         if calloutTakes(key) { return }
         if let dual = binding.dualRole {
             holdDown(key, dual); return
@@ -256,11 +263,34 @@ public final class KeyholdEngine {
 
     /// Any key going down makes held dual-role keys holds, not taps; any but a modifier cancels
     /// the pending long press and repeat of the keys held before it (rollover).
-    @inline(__always) private func otherKeyWentDown(isModifier: Bool) {
+    @inline(__always) private func otherKeyWentDown(_ key: KeyCode, isModifier: Bool) {
         if !dualRoles.isEmpty {
             for j in dualRoles.indices { dualRoles[j].interrupted = true }
         }
-        if !isModifier { recognizer.otherKeyPressed() }
+        if !isModifier { recognizer.otherKeyPressed(key) }
+    }
+
+    /// With the search open, a key edits, pages or ends it; true when that used the key up. A
+    /// key it has no use for closes it, typing nothing, and goes on as usual; so does Esc with a
+    /// handler that does nothing with the search (the search never keeps the keyboard).
+    private func searchTakes(_ key: KeyCode) -> Bool {
+        let search = services.searchContext
+        let character = key == .space ? " " : layoutCharacter(for: key)
+        let intent = search.intent(for: key, typing: character, in: services.keyboardContext)
+        switch intent {
+        case .ignore:
+            return false
+        case .typeThrough:
+            services.actionHandler.handle(intent)
+            if search.isOpen { search.close(typed: "") }
+            return false
+        default:
+            otherKeyWentDown(key, isModifier: false)
+            services.actionHandler.handle(intent)
+            if intent == .cancel && search.isOpen { search.close(typed: "") }
+            routes[Int(key.rawValue)] = .consumed
+            return true
+        }
     }
 
     /// With a callout open, a key picks, moves or closes it; true when that used the key up.
@@ -557,6 +587,11 @@ public final class KeyholdEngine {
     /// The picker on screen was clicked on candidate `index`: as if its number were pressed
     /// (0, the base character: as Esc). Nothing when no callout is open or there is no such one.
     public func pickCallout(_ index: Int) {
+        if services.searchContext.isOpen {
+            services.actionHandler.handle(index == 0 ? CharacterSearchIntent.cancel : .choose(index))
+            if index == 0 { services.searchContext.close(typed: "") }
+            return
+        }
         let callouts = services.calloutContext
         guard callouts.isOpen, (0...callouts.candidates.count).contains(index) else { return }
         services.actionHandler.handle(index == 0 ? CalloutKeyIntent.cancel : .select(index))
@@ -575,8 +610,12 @@ public final class KeyholdEngine {
     }
 
     /// A pointer click or a focus change in the session: the callout closes keeping what it
-    /// shows, so no later key edits another field.
+    /// shows, so no later key edits another field; a search closes typing nothing.
     public func dismissCallout() {
+        if services.searchContext.isOpen {
+            services.actionHandler.handle(CharacterSearchIntent.cancel)
+            services.searchContext.close(typed: "")
+        }
         guard services.calloutContext.isOpen else { return }
         services.actionHandler.handle(CalloutKeyIntent.typeThrough)
     }
@@ -630,6 +669,7 @@ public final class KeyholdEngine {
     /// routes of keys down, and dual-role holds (a layer held on one ends with it).
     private func endOwnGestures() {
         services.calloutContext.close()
+        services.searchContext.close(typed: "")
         recognizer.cancelAll()
         for i in routes.indices { routes[i] = .idle; actions[i] = nil }
         if let layer = dualRoles.lazy.compactMap(\.previousLayer).first { services.keyboardContext.keyboardType = layer }

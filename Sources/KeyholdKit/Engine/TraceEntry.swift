@@ -17,6 +17,9 @@ public enum TraceEntry: Hashable, Sendable, CustomStringConvertible {
         case .callout(.opened(let base, let candidates), let t):
             return "\(t) callout open \(base) " + candidates.enumerated().map { "\($0.offset + 1)\($0.element)" }.joined(separator: " ")
         case .callout(.moved(let i, let shown), let t): return "\(t) callout move \(i) \(shown)"
+        case .callout(.search(let query, let candidates, let i, let name), let t):
+            return (["\(t) search \"\(query)\""] + candidates.enumerated().map { "\($0.offset + 1)\($0.element)" }
+                    + (i > 0 ? ["[\(i) \(name)]"] : [])).joined(separator: " ")
         case .callout(.closed(let text), let t): return "\(t) callout close \(text)"
         case .output(let k, let s, let t): return "\(t) out \(k) \(Self.name(s))"
         case .locale(let id, let t): return "\(t) locale \(id)"

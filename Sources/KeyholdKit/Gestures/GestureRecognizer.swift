@@ -10,8 +10,10 @@ public struct GestureRecognizer {
     }
     /// Handled keys currently down; a handful at most, so a linear scan beats any index.
     private var held: [HeldKey] = []
-    /// Time of each key's last release, for double taps (Int64.min: none).
-    private var lastRelease = [Int64](repeating: .min, count: KeyCode.count)
+    /// The last handled key released and when, for double taps: a tap of the same key within
+    /// the interval, with no other key pressed in between (AltGr+7 then AltGr+0 is no double tap
+    /// of AltGr), completes one.
+    private var lastTap: (key: KeyCode, time: Int64)?
 
     public init(settings: GestureSettings = GestureSettings()) {
         self.settings = settings
@@ -20,6 +22,7 @@ public struct GestureRecognizer {
 
     /// A handled key went down. Schedules its long press and/or repeat.
     public mutating func press(_ key: KeyCode, at time: Timestamp, longPress: Bool, repeats: Bool) {
+        if let tap = lastTap, tap.key != key { lastTap = nil }
         if !held.isEmpty { held.removeAll { $0.key == key } }
         let t = time.microseconds
         held.append(HeldKey(
@@ -29,8 +32,10 @@ public struct GestureRecognizer {
     }
 
     /// Another key went down: rollover cancels the pending long press and the repeat of every
-    /// held key (only the newest key repeats, as the kernel does).
-    public mutating func otherKeyPressed() {
+    /// held key (only the newest key repeats, as the kernel does), and a pending double tap of
+    /// another key than `key`.
+    public mutating func otherKeyPressed(_ key: KeyCode? = nil) {
+        if let tap = lastTap, tap.key != key { lastTap = nil }
         guard !held.isEmpty else { return }
         for i in held.indices { held[i].longPressAt = nil; held[i].repeatAt = nil }
     }
@@ -38,14 +43,12 @@ public struct GestureRecognizer {
     /// A handled key went up; returns whether this release completes a double tap.
     public mutating func release(_ key: KeyCode, at time: Timestamp) -> Bool {
         held.removeAll { $0.key == key }
-        let i = Int(key.rawValue), t = time.microseconds
-        guard i < lastRelease.count else { return false }
-        let previous = lastRelease[i]
-        if previous != .min && t - previous <= Int64(settings.doubleTapInterval) * 1000 {
-            lastRelease[i] = .min
+        let t = time.microseconds
+        if let tap = lastTap, tap.key == key, t - tap.time <= Int64(settings.doubleTapInterval) * 1000 {
+            lastTap = nil
             return true
         }
-        lastRelease[i] = t
+        lastTap = (key, t)
         return false
     }
 

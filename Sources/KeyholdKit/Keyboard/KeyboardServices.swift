@@ -4,6 +4,8 @@
 open class KeyboardServices {
     public let keyboardContext: KeyboardContext
     public let calloutContext: CalloutContext
+    /// The picker as a search, shared by the action handler and the engine.
+    public let searchContext = CharacterSearchContext()
 
     public var layout: KeyboardLayout {
         didSet {
@@ -63,7 +65,10 @@ open class KeyboardServices {
         if let ownHapticEngine { standard.hapticEngine = ownHapticEngine }
     }
     public var actionHandler: KeyboardActionHandler {
-        didSet { revision &+= 1 }
+        didSet {
+            standardActionHandler?.searchContext = searchContext
+            revision &+= 1
+        }
     }
 
     /// Standard services for a configuration, typing onto `output`. The contexts are shared
@@ -96,6 +101,7 @@ open class KeyboardServices {
         self.actionHandler = StandardKeyboardActionHandler(
             keyboardController: controller, keyboardContext: context, calloutContext: callouts,
             calloutActionProvider: provider, feedbackHandler: feedback)
+        standardActionHandler?.searchContext = searchContext
     }
 
     private var standardActionHandler: StandardKeyboardActionHandler? { actionHandler as? StandardKeyboardActionHandler }

@@ -70,7 +70,8 @@ public extension KeyCode {
     static let kp7 = KeyCode(71), kp8 = KeyCode(72), kp9 = KeyCode(73), kp4 = KeyCode(75), kp5 = KeyCode(76)
     static let kp6 = KeyCode(77), kp1 = KeyCode(79), kp2 = KeyCode(80), kp3 = KeyCode(81), kp0 = KeyCode(82)
     static let kpEnter = KeyCode(96), rightCtrl = KeyCode(97), rightAlt = KeyCode(100)
-    static let up = KeyCode(103), left = KeyCode(105), right = KeyCode(106), down = KeyCode(108)
+    static let up = KeyCode(103), pageUp = KeyCode(104), left = KeyCode(105), right = KeyCode(106), down = KeyCode(108)
+    static let pageDown = KeyCode(109)
     static let delete = KeyCode(111)
     static let leftMeta = KeyCode(125), rightMeta = KeyCode(126), compose = KeyCode(127)
 

@@ -38,7 +38,11 @@ extension KeyholdDaemon {
         // delivers those, so the companion cannot count them.
         for code in 248..<KeyCode.count { outputQueue.uncountedKeys.set(KeyCode(UInt16(code)), down: true) }
         let watcher = OutputTargetWatcher(loop: loop)
-        watcher.onChange = { [unowned self] target in hub.target = target }
+        watcher.onChange = { [unowned self] target in
+            // The characters a user searched for are theirs: another user in front starts afresh.
+            if target.uid != hub.target.uid { engine.services.searchContext.forgetRecent() }
+            hub.target = target
+        }
         watcher.start()
         outputTarget = watcher
         hub.target = watcher.target
@@ -86,8 +90,8 @@ extension KeyholdDaemon: CompanionHubDelegate {
     public func companionHub(_ hub: CompanionHub, picked index: Int) { engine.pickCallout(index) }
 
     public func companionHubDismissedCallout(_ hub: CompanionHub) {
-        guard engine.services.calloutContext.isOpen else { return }
-        Log.info("the session closed the callout (a click elsewhere, another window focused, or another session in front)")
+        guard engine.services.calloutContext.isOpen || engine.services.searchContext.isOpen else { return }
+        Log.info("the session closed the picker (a click elsewhere, another window focused, or another session in front)")
         engine.dismissCallout()
     }
 }
