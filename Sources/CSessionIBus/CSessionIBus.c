@@ -363,8 +363,22 @@ int khi_sync_panel_done(const struct khi_state *s) { return s->panel_answered; }
 
 // ---- The picker as a lookup table
 
-void khi_show_table(struct khi_state *s, const char *const *candidates, int count, int cursor) {
-    if (!khi_ready(s) || count <= 0) return;
+void khi_show_table(struct khi_state *s, const char *const *candidates, int count, int cursor, const char *auxiliary) {
+    if (!khi_ready(s)) return;
+    // The auxiliary text (a search's query, the highlighted candidate's name) above the table.
+    int has_auxiliary = auxiliary && *auxiliary;
+    if (has_auxiliary || s->shown_auxiliary) {
+        ibus_panel_service_update_auxiliary_text_received(PANEL(s), ibus_text_new_from_string(has_auxiliary ? auxiliary : ""),
+                                                          has_auxiliary);
+        s->shown_auxiliary = has_auxiliary;
+    }
+    if (count <= 0) {
+        if (s->shown_table) {
+            ibus_panel_service_update_lookup_table_received(PANEL(s), s->shown_table, FALSE);
+            g_clear_object(&s->shown_table);
+        }
+        return;
+    }
     if (count > 16) count = 16;   // IBus's page size limit; callouts have fewer
     IBusLookupTable *table = g_object_ref_sink(ibus_lookup_table_new((guint)count, 0, TRUE, FALSE));
     ibus_lookup_table_set_orientation(table, IBUS_ORIENTATION_HORIZONTAL);
@@ -380,7 +394,12 @@ void khi_show_table(struct khi_state *s, const char *const *candidates, int coun
 }
 
 void khi_hide_table(struct khi_state *s) {
-    if (!khi_ready(s) || !s->shown_table) return;
+    if (!khi_ready(s)) return;
+    if (s->shown_auxiliary) {
+        ibus_panel_service_update_auxiliary_text_received(PANEL(s), ibus_text_new_from_string(""), FALSE);
+        s->shown_auxiliary = 0;
+    }
+    if (!s->shown_table) return;
     ibus_panel_service_update_lookup_table_received(PANEL(s), s->shown_table, FALSE);
     g_clear_object(&s->shown_table);
 }

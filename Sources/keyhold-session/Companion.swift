@@ -154,7 +154,7 @@ final class Companion {
             sound.play(feedback, volume: volume, at: at)
         case .callout(let callout, _):
             switch callout {
-            case .opened: calloutOpen = true
+            case .opened, .search: calloutOpen = true
             case .closed: calloutOpen = false
             case .moved: break
             }
@@ -221,6 +221,7 @@ private extension CompanionEvent {
         case .callout(.opened, _): "callout open"
         case .callout(.moved, _): "callout move"
         case .callout(.closed, _): "callout close"
+        case .callout(.search, _): "search"
         case .active: "active"
         }
     }

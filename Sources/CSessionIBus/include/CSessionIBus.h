@@ -40,6 +40,7 @@ struct khi_state {
     int purpose;
     int focus_changes;
     void *shown_table;   // IBusLookupTable *: hidden as it is (visible FALSE), not replaced
+    int shown_auxiliary; // the auxiliary text is visible
     // The keys passing IBus, kept by GDBus's worker thread: under `lock`.
     pthread_mutex_t lock;
     struct khi_pending pending[KHI_MAX_PENDING];
@@ -119,8 +120,9 @@ void khi_note_answer(struct khi_state *s, int64_t at_us);
 int khi_recent_answers(struct khi_state *s, int64_t since_us);
 // Forgets which keys are down, as a change of focus does (under the lock).
 void khi_forget_keys_down(struct khi_state *s);
-// The picker as a lookup table: `count` candidates labelled 1..n, horizontal, `cursor` highlighted.
-void khi_show_table(struct khi_state *s, const char *const *candidates, int count, int cursor);
+// The picker as a lookup table: `count` candidates labelled 1..n, horizontal, `cursor` highlighted,
+// `auxiliary` (NULL or "": none) above it.
+void khi_show_table(struct khi_state *s, const char *const *candidates, int count, int cursor, const char *auxiliary);
 void khi_hide_table(struct khi_state *s);
 
 // GNOME's input sources (GNOMEInputSources.c).

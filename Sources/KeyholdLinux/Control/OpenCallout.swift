@@ -2,9 +2,11 @@ import KeyholdKit
 
 /// The callout open now, as the control socket's clients saw it open and move: a client that
 /// arrives while it is open (a monitor, the companion of a session coming in front) is sent it
-/// from the start.
+/// from the start. A search is its last state (`search`).
 struct OpenCallout {
     var base: String, candidates: [String], index: Int, shown: String, time: Timestamp
+    /// The search's last event, when the picker is a search.
+    var search: CalloutEvent?
 
     /// What is open after `event`: nil once it closed.
     static func following(_ event: CalloutEvent, at time: Timestamp, from open: OpenCallout?) -> OpenCallout? {
@@ -15,6 +17,7 @@ struct OpenCallout {
             open.index = index
             open.shown = shown
             return open
+        case .search: return OpenCallout(base: "", candidates: [], index: 0, shown: "", time: time, search: event)
         case .closed: return nil
         }
     }
@@ -22,6 +25,10 @@ struct OpenCallout {
     /// The events that opened it and moved it to where it is, as monitor lines.
     func lines() -> [UInt8] {
         var w = JSONWriter()
+        if let search {
+            MonitorEvent.encode(.callout(search, time), into: &w)
+            return w.bytes
+        }
         MonitorEvent.encode(.callout(.opened(base: base, candidates: candidates), time), into: &w)
         guard index != 0 else { return w.bytes }
         let opened = w.bytes

@@ -11,6 +11,7 @@ import KeyholdKit
 ///     {"event":"callout","t":1500,"action":"open","index":0,"count":3,"base":"e","candidates":["è","é","ê"]}
 ///     {"event":"callout","t":1600,"action":"move","index":2,"shown":"é"}
 ///     {"event":"callout","t":1700,"action":"close","text":"é"}
+///     {"event":"callout","t":1800,"action":"search","query":"euro","index":1,"name":"euro","candidates":["€","💶"]}
 ///     {"event":"active"}                               its session came in front
 ///
 /// `type`: type `text` once the desktop has delivered `after` of the virtual keyboard's key
@@ -105,8 +106,12 @@ public enum CompanionEvent: Equatable, Sendable {
                 self = .callout(.moved(index: value["index"]?.intValue ?? 0, shown: value["shown"]?.stringValue ?? ""), at: time)
             case "close":
                 self = .callout(.closed(text: value["text"]?.stringValue ?? ""), at: time)
+            case "search":
+                let candidates = (value["candidates"]?.arrayValue ?? []).map { $0.stringValue ?? "" }
+                self = .callout(.search(query: value["query"]?.stringValue ?? "", candidates: candidates,
+                                        index: value["index"]?.intValue ?? 0, name: value["name"]?.stringValue ?? ""), at: time)
             default:
-                throw .malformed("a callout event needs an action (open, move, close)")
+                throw .malformed("a callout event needs an action (open, move, search, close)")
             }
         case "active": self = .active
         default:

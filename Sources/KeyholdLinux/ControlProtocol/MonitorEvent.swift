@@ -9,6 +9,7 @@ import KeyholdKit
 ///     {"event":"callout","t":..,"action":"open","index":0,"count":7,"base":"e","candidates":["è","é",...]}
 ///     {"event":"callout","t":..,"action":"move","index":2,"shown":"é"}
 ///     {"event":"callout","t":..,"action":"close","text":"é"}
+///     {"event":"callout","t":..,"action":"search","query":"euro","index":1,"name":"euro","candidates":["€","💶"]}
 ///     {"event":"input"|"forwarded"|"output","t":..,"key":"e","state":"down"}
 ///     {"event":"locale","t":..,"locale":"fr"}   {"event":"panic","t":..}
 ///     {"event":"notice","notice":"paused"|"resumed"|"reloaded"|"sleep"|"wake"|...,"detail":"..."}
@@ -45,6 +46,15 @@ enum MonitorEvent {
                 w.key("action"); w.rawString("move")
                 w.key("index"); w.int(index)
                 w.key("shown"); w.string(shown)
+            case .search(let query, let candidates, let index, let name):
+                w.key("action"); w.rawString("search")
+                w.key("query"); w.string(query)
+                w.key("index"); w.int(index)
+                w.key("name"); w.string(name)
+                w.key("candidates")
+                w.beginArray()
+                for c in candidates { w.string(c) }
+                w.endArray()
             case .closed(let text):
                 w.key("action"); w.rawString("close")
                 w.key("text"); w.string(text)

@@ -353,6 +353,7 @@ public final class CompanionHub: CompanionEndpoint, EngineObserver {
         guard active != nil else { return }
         switch event {
         case .moved: if case .moved = pendingCallouts.last?.event { pendingCallouts.removeLast() }
+        case .search: if case .search = pendingCallouts.last?.event { pendingCallouts.removeLast() }
         case .closed: while case .moved = pendingCallouts.last?.event { pendingCallouts.removeLast() }
         case .opened: break
         }

@@ -14,20 +14,32 @@ protocol CandidatePicker: AnyObject {
     var pointerInside: Bool { get }
 }
 
+/// What a picker shows in the base character's place while it is a search: the query.
+func searchLabel(_ query: String) -> String { query.isEmpty ? "search:" : "search: \(query)" }
+
 /// A picker an input method shows from the whole list each time (IBus's lookup table, KWin's
 /// panel): it keeps the callout's base and candidates and shows them again on every move. It
-/// takes no clicks.
+/// takes no clicks. As a search, the query stands in the base's place, with the highlighted
+/// candidate's name beside it.
 class CandidateListPicker: CandidatePicker {
     private var base = ""
     private var candidates: [String] = []
+    /// What goes above the list: a search's query and the highlighted candidate's name.
+    private var auxiliary = ""
 
     func handle(_ event: CalloutEvent) {
         switch event {
         case .opened(let base, let candidates):
             self.base = base
             self.candidates = candidates
+            auxiliary = ""
             show(selected: 0)
         case .moved(let index, _):
+            show(selected: index)
+        case .search(let query, let candidates, let index, let name):
+            base = searchLabel(query)
+            self.candidates = candidates
+            auxiliary = name.isEmpty ? base : "\(base)  \(name)"
             show(selected: index)
         case .closed:
             hide()
@@ -36,19 +48,24 @@ class CandidateListPicker: CandidatePicker {
 
     /// `selected`: the callout's index, 0 for the base character.
     private func show(selected: Int) {
-        guard !candidates.isEmpty else { return }
-        var pointers = candidates.map { UnsafePointer(strdup($0)) }
+        guard !candidates.isEmpty || !auxiliary.isEmpty else { return }
+        // NULL-terminated, so never empty (a search may find nothing).
+        var pointers = candidates.map { UnsafePointer(strdup($0)) } + [nil]
         defer { pointers.forEach { free(UnsafeMutablePointer(mutating: $0)) } }
-        pointers.withUnsafeMutableBufferPointer { present(base: base, candidates: $0.baseAddress!, count: Int32($0.count), selected: selected) }
+        pointers.withUnsafeMutableBufferPointer {
+            present(base: base, candidates: $0.baseAddress!, count: Int32(candidates.count), selected: selected, auxiliary: auxiliary)
+        }
     }
 
     func hide() {
         candidates = []
+        auxiliary = ""
         dismiss()
     }
 
-    /// Shows the list (C strings for the C side), `selected` 0 for the base character.
-    func present(base: String, candidates: UnsafeMutablePointer<UnsafePointer<CChar>?>, count: Int32, selected: Int) {}
+    /// Shows the list (C strings for the C side), `selected` 0 for the base character; `auxiliary`
+    /// ("": none) is a search's query and name, for a picker with a place for it.
+    func present(base: String, candidates: UnsafeMutablePointer<UnsafePointer<CChar>?>, count: Int32, selected: Int, auxiliary: String) {}
     /// Takes the list away.
     func dismiss() {}
 

@@ -8,8 +8,10 @@ final class IBusLookupTablePicker: CandidateListPicker {
 
     init(ibus: IBusSurface) { self.ibus = ibus }
 
-    override func present(base: String, candidates: UnsafeMutablePointer<UnsafePointer<CChar>?>, count: Int32, selected: Int) {
-        khi_show_table(ibus.state.pointer, candidates, count, Int32(selected - 1))   // the table's cursor: -1, none, on the base
+    override func present(base: String, candidates: UnsafeMutablePointer<UnsafePointer<CChar>?>, count: Int32, selected: Int,
+                           auxiliary: String) {
+        // The table's cursor: -1, none, on the base. A search's query and name: IBus's auxiliary text.
+        khi_show_table(ibus.state.pointer, candidates, count, Int32(selected - 1), auxiliary)
     }
 
     override func dismiss() { khi_hide_table(ibus.state.pointer) }

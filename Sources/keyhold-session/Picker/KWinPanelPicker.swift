@@ -9,7 +9,8 @@ final class KWinPanelPicker: CandidateListPicker {
 
     init(method: KWinSurface) { self.method = method }
 
-    override func present(base: String, candidates: UnsafeMutablePointer<UnsafePointer<CChar>?>, count: Int32, selected: Int) {
+    override func present(base: String, candidates: UnsafeMutablePointer<UnsafePointer<CChar>?>, count: Int32, selected: Int,
+                           auxiliary: String) {
         if khim_show_picker(method.state.pointer, base, candidates, count, Int32(selected)) != 0 {
             Log.debug("the picker cannot be drawn (no input panel)")
         }
