@@ -117,8 +117,9 @@ int khim_commit(struct khim_state *s, const char *text) {
     return 0;
 }
 
-int khim_show_picker(struct khim_state *s, const char *base, const char *const *candidates, int count, int selected) {
-    return kpp_show(&s->picker, s->compositor, s->shm, s->input_panel, base, candidates, count, selected);
+int khim_show_picker(struct khim_state *s, const char *base, const char *const *candidates, int count, int selected,
+                     const char *header) {
+    return kpp_show(&s->picker, s->compositor, s->shm, s->input_panel, base, candidates, count, selected, header);
 }
 void khim_hide_picker(struct khim_state *s) { kpp_hide(&s->picker); }
 int khim_picker_visible(const struct khim_state *s) { return s->picker.visible; }

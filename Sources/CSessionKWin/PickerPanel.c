@@ -58,28 +58,39 @@ static PangoLayout *text_layout(cairo_t *cr, const char *text, const char *font)
     return layout;
 }
 
-// Draws the cells into `cr` (NULL: only measures); the picker's size in *width, *height.
+// Draws the cells into `cr` (NULL: only measures); the picker's size in *width, *height. With a
+// `header` (a search's query and the highlighted candidate's name) it is a line above the cells,
+// which are the candidates alone, numbered from 1; without, the base character comes first.
 static void draw(cairo_t *cr, cairo_t *measure, const char *base, const char *const *candidates, int count, int selected,
-                 int *width, int *height) {
-    int cell_w = 0, number_h = 0, character_h = 0;
-    PangoLayout *numbers[MAX_CELLS], *characters[MAX_CELLS];
-    for (int i = 0; i <= count; i++) {
+                 const char *header, int *width, int *height) {
+    int first = header && *header ? 1 : 0, cells = count + 1 - first;
+    int cell_w = 0, number_h = 0, character_h = 0, header_w = 0, header_h = 0;
+    PangoLayout *numbers[MAX_CELLS], *characters[MAX_CELLS], *heading = NULL;
+    for (int k = 0; k < cells; k++) {
+        int i = k + first;
         char number[12] = " ";
         if (i > 0) snprintf(number, sizeof number, "%d", i);
-        numbers[i] = text_layout(measure, number, "Sans Bold 12");
-        characters[i] = text_layout(measure, i == 0 ? base : candidates[i - 1], "Sans 25");
+        numbers[k] = text_layout(measure, number, "Sans Bold 12");
+        characters[k] = text_layout(measure, i == 0 ? base : candidates[i - 1], "Sans 25");
         int w, h;
-        pango_layout_get_pixel_size(numbers[i], &w, &h);
+        pango_layout_get_pixel_size(numbers[k], &w, &h);
         if (w > cell_w) cell_w = w;
         if (h > number_h) number_h = h;
-        pango_layout_get_pixel_size(characters[i], &w, &h);
+        pango_layout_get_pixel_size(characters[k], &w, &h);
         if (w > cell_w) cell_w = w;
         if (h > character_h) character_h = h;
     }
+    if (first) {
+        heading = text_layout(measure, header, "Sans 14");
+        pango_layout_get_pixel_size(heading, &header_w, &header_h);
+        header_w += 2 * CELL_PAD_X;
+        header_h += GAP;
+    }
     cell_w += 2 * CELL_PAD_X;
     int cell_h = number_h + character_h + 2 * CELL_PAD_Y;
-    *width = 2 * PADDING + (count + 1) * cell_w + count * GAP;
-    *height = 2 * PADDING + cell_h;
+    int row_w = cells * cell_w + (cells > 0 ? (cells - 1) * GAP : 0);
+    *width = 2 * PADDING + (row_w > header_w ? row_w : header_w);
+    *height = 2 * PADDING + header_h + (cells > 0 ? cell_h : 0);
     if (cr) {
         cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE);
         cairo_set_source_rgba(cr, 0, 0, 0, 0);
@@ -91,8 +102,14 @@ static void draw(cairo_t *cr, cairo_t *measure, const char *base, const char *co
         cairo_set_source_rgba(cr, foreground[0], foreground[1], foreground[2], 0.25);
         cairo_set_line_width(cr, 1);
         cairo_stroke(cr);
-        for (int i = 0; i <= count; i++) {
-            double x = PADDING + i * (cell_w + GAP), y = PADDING;
+        if (heading) {
+            cairo_set_source_rgb(cr, foreground[0], foreground[1], foreground[2]);
+            cairo_move_to(cr, PADDING + CELL_PAD_X, PADDING);
+            pango_cairo_show_layout(cr, heading);
+        }
+        for (int k = 0; k < cells; k++) {
+            int i = k + first;
+            double x = PADDING + k * (cell_w + GAP), y = PADDING + header_h;
             const double *ink = foreground;
             if (i == selected) {
                 rounded(cr, x, y, cell_w, cell_h, CELL_RADIUS);
@@ -101,21 +118,22 @@ static void draw(cairo_t *cr, cairo_t *measure, const char *base, const char *co
                 ink = selected_foreground;
             }
             int w, h;
-            pango_layout_get_pixel_size(numbers[i], &w, &h);
+            pango_layout_get_pixel_size(numbers[k], &w, &h);
             cairo_set_source_rgba(cr, ink[0], ink[1], ink[2], 0.8);
             cairo_move_to(cr, x + (cell_w - w) / 2.0, y + CELL_PAD_Y);
-            pango_cairo_show_layout(cr, numbers[i]);
-            pango_layout_get_pixel_size(characters[i], &w, &h);
+            pango_cairo_show_layout(cr, numbers[k]);
+            pango_layout_get_pixel_size(characters[k], &w, &h);
             cairo_set_source_rgba(cr, ink[0], ink[1], ink[2], i == 0 && i != selected ? 0.6 : 1);
             cairo_move_to(cr, x + (cell_w - w) / 2.0, y + CELL_PAD_Y + number_h);
-            pango_cairo_show_layout(cr, characters[i]);
+            pango_cairo_show_layout(cr, characters[k]);
         }
     }
-    for (int i = 0; i <= count; i++) { g_object_unref(numbers[i]); g_object_unref(characters[i]); }
+    for (int k = 0; k < cells; k++) { g_object_unref(numbers[k]); g_object_unref(characters[k]); }
+    if (heading) g_object_unref(heading);
 }
 
 int kpp_show(struct kpp_state *p, struct wl_compositor *compositor, struct wl_shm *shm, struct zwp_input_panel_v1 *panel,
-             const char *base, const char *const *candidates, int count, int selected) {
+             const char *base, const char *const *candidates, int count, int selected, const char *header) {
     if (count < 0 || !shm) return -1;
     if (count > MAX_CELLS - 1) count = MAX_CELLS - 1;
     if (!ensure_surface(p, compositor, panel)) return -1;
@@ -123,7 +141,7 @@ int kpp_show(struct kpp_state *p, struct wl_compositor *compositor, struct wl_sh
     cairo_surface_t *scratch = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
     cairo_t *measure = cairo_create(scratch);
     int width, height;
-    draw(NULL, measure, base, candidates, count, selected, &width, &height);
+    draw(NULL, measure, base, candidates, count, selected, header, &width, &height);
     int stride = cairo_format_stride_for_width(CAIRO_FORMAT_ARGB32, width);
     size_t size = (size_t)stride * (size_t)height;
     int fd = memfd_create("keyhold-picker", MFD_CLOEXEC);
@@ -136,7 +154,7 @@ int kpp_show(struct kpp_state *p, struct wl_compositor *compositor, struct wl_sh
     }
     cairo_surface_t *image = cairo_image_surface_create_for_data(pixels, CAIRO_FORMAT_ARGB32, width, height, stride);
     cairo_t *cr = cairo_create(image);
-    draw(cr, measure, base, candidates, count, selected, &width, &height);
+    draw(cr, measure, base, candidates, count, selected, header, &width, &height);
     cairo_destroy(cr);
     cairo_surface_flush(image);
     cairo_surface_destroy(image);

@@ -5,6 +5,6 @@
 #include "CSessionKWin.h"
 void kpp_close(struct kpp_state *p);
 int kpp_show(struct kpp_state *p, struct wl_compositor *compositor, struct wl_shm *shm, struct zwp_input_panel_v1 *panel,
-             const char *base, const char *const *candidates, int count, int selected);
+             const char *base, const char *const *candidates, int count, int selected, const char *header);
 void kpp_hide(struct kpp_state *p);
 #endif

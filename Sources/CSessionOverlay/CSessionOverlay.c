@@ -8,6 +8,7 @@ enum { BOTTOM_MARGIN = 96, CARET_GAP = 6 };
 
 #define WINDOW(s) ((GtkWidget *)(s)->window)
 #define ROW(s) ((GtkWidget *)(s)->row)
+#define HEADER(s) ((GtkWidget *)(s)->header)
 #define CELL(s, i) ((GtkWidget *)(s)->cells[i])
 
 // Large enough to read at a glance; colours from the desktop's theme (light or dark).
@@ -19,6 +20,7 @@ static const char *css =
     ".keyhold-number { font-size: 16px; font-weight: bold; opacity: 0.8; }"
     ".keyhold-character { font-size: 34px; }"
     ".keyhold-base .keyhold-character { opacity: 0.6; }"
+    ".keyhold-header { font-size: 18px; padding: 2px 8px; }"
     // Between pickers the layer-shell surface stays mapped, a transparent pixel (see create_window).
     "window.keyhold-idle { background-color: transparent; background-image: none; border: none;"
     "  box-shadow: none; padding: 0; }";
@@ -132,7 +134,7 @@ static void set_idle(struct kho_state *s, int idle) {
 static void window_destroyed(GtkWidget *window, gpointer data) {
     struct kho_state *s = data;
     if (s->window != window) return;
-    s->window = NULL; s->row = NULL; s->cell_count = 0; s->shown = 0;
+    s->window = NULL; s->row = NULL; s->header = NULL; s->cell_count = 0; s->shown = 0;
 }
 
 // On Wayland one layer-shell surface serves the whole session, mapped here: gtk-layer-shell maps
@@ -159,11 +161,19 @@ static void create_window(struct kho_state *s) {
     }
     gtk_window_set_title(GTK_WINDOW(window), "keyhold-picker");
     g_signal_connect(window, "destroy", G_CALLBACK(window_destroyed), s);
+    GtkWidget *column = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2);
+    GtkWidget *header = gtk_label_new("");
+    gtk_label_set_xalign(GTK_LABEL(header), 0);
+    gtk_style_context_add_class(gtk_widget_get_style_context(header), "keyhold-header");
+    gtk_widget_set_no_show_all(header, TRUE);   // shown by a search only
     GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 2);
     gtk_box_set_homogeneous(GTK_BOX(row), TRUE);
-    gtk_container_add(GTK_CONTAINER(window), row);
+    gtk_box_pack_start(GTK_BOX(column), header, FALSE, FALSE, 0);
+    gtk_box_pack_start(GTK_BOX(column), row, FALSE, FALSE, 0);
+    gtk_container_add(GTK_CONTAINER(window), column);
     s->window = window;
     s->row = row;
+    s->header = header;
     if (s->layer_shell) {
         set_idle(s, 1);
         gtk_widget_show_all(window);
@@ -181,6 +191,8 @@ void kho_hide(struct kho_state *s) {
 void kho_begin(struct kho_state *s, const char *base) {
     kho_hide(s);
     if (!s->window) create_window(s);
+    gtk_widget_hide(HEADER(s));
+    s->first_index = 0;
     s->cells[0] = cell(s, 0, " ", base);
     gtk_style_context_add_class(gtk_widget_get_style_context(gtk_bin_get_child(GTK_BIN(CELL(s, 0)))), "keyhold-base");
     s->picked = -1;
@@ -188,11 +200,22 @@ void kho_begin(struct kho_state *s, const char *base) {
     s->cell_count = 1;
 }
 
+void kho_begin_search(struct kho_state *s, const char *header) {
+    kho_hide(s);
+    if (!s->window) create_window(s);
+    gtk_label_set_text(GTK_LABEL(HEADER(s)), header);
+    gtk_widget_show(HEADER(s));
+    s->first_index = 1;
+    s->picked = -1;
+    s->cell_count = 0;
+}
+
 void kho_add(struct kho_state *s, const char *candidate) {
     if (!s->row || s->cell_count == KHO_MAX_CELLS) return;
     char number[12];
-    snprintf(number, sizeof number, "%d", s->cell_count);
-    s->cells[s->cell_count] = cell(s, s->cell_count, number, candidate);
+    int index = s->cell_count + s->first_index;
+    snprintf(number, sizeof number, "%d", index);
+    s->cells[s->cell_count] = cell(s, index, number, candidate);
     gtk_box_pack_start(GTK_BOX(ROW(s)), CELL(s, s->cell_count), FALSE, FALSE, 0);
     s->cell_count++;
 }
@@ -200,7 +223,7 @@ void kho_add(struct kho_state *s, const char *candidate) {
 void kho_select(struct kho_state *s, int selected) {
     for (int i = 0; i < s->cell_count; i++) {
         GtkStyleContext *style = gtk_widget_get_style_context(gtk_bin_get_child(GTK_BIN(CELL(s, i))));
-        if (i == selected) gtk_style_context_add_class(style, "selected");
+        if (i + s->first_index == selected) gtk_style_context_add_class(style, "selected");
         else gtk_style_context_remove_class(style, "selected");
     }
 }

@@ -163,6 +163,8 @@ app_cells() {
     fi
     type_cells "$app" us "$dir/$app.txt"
     order_cell "$app" us "$dir/$app.txt"
+    # the search in a text field and in a terminal of each desktop
+    case $app in gtk|qt|vte|konsole) search_cells "$app" us "$dir/$app.txt" ;; esac
   done
 }
 # order_cell APP LAYOUT FILE [counted]: hold e, 2, then x y z at 150 wpm (70 ms apart, overlapping)
@@ -171,6 +173,38 @@ order_cell() {
   case $app in xterm|foot|vte|konsole) picked=$'e\177é' ;; esac
   clear "$app" "$3"; src_send kb "d e" "t 600" "u e" "t 50" "d KEY_2" "u KEY_2" "t 8" "d x" "t 70" "d y" "u x" "t 70" "d z" "u y" "t 70" "u z"
   cell "$TARGET" "$app" "$2" "order: é then xyz" "${picked}xyz" "$3" "${4:-yes}"
+}
+
+# search_open: a double tap of Right Alt, the default configuration's search key
+search_open() { src_send kb "d KEY_RIGHTALT" "t 30" "u KEY_RIGHTALT" "t 60" "d KEY_RIGHTALT" "t 30" "u KEY_RIGHTALT" "t 100"; }
+# search_cells APP LAYOUT FILE: the search, with nothing but the query reaching the program:
+# euro, 1 -> €; heart, 2 -> 💌 (an emoji beyond the BMP); euro, Esc types nothing (then x)
+search_cells() {
+  local app=$1 layout=$2 file=$3
+  clear "$app" "$file"; search_open; src_type kb euro; src_send kb "t 100" "d KEY_1" "u KEY_1"
+  cell "$TARGET" "$app" "$layout" "search euro, 1 -> €" "€" "$file"
+  clear "$app" "$file"; search_open; src_type kb heart; src_send kb "t 100" "d KEY_2" "u KEY_2"
+  cell "$TARGET" "$app" "$layout" "search heart, 2 -> 💌" "💌" "$file"
+  clear "$app" "$file"; search_open; src_type kb euro; src_send kb "t 100" "d KEY_ESC" "u KEY_ESC" "t 100"; src_type kb x
+  cell "$TARGET" "$app" "$layout" "search euro, Esc: nothing" "x" "$file"
+}
+# search_picker_check APP FILE [SEC]: the search key and euro -> a picker appears (OCR reads the
+# query); Esc removes it, typing nothing. SEC: how long a shot waits for the desktop to draw (1.5).
+search_picker_check() {
+  local app=$1 file=$2 wait=${3:-1.5} shots=$E2E_OUT/shots/$TARGET-$1-search w=0 h=0 px=0 py=0
+  mkdir -p "$(dirname "$shots")"
+  clear "$app" "$file"
+  pointer_away
+  search_open; src_type kb euro
+  sleep "$wait"; screenshot "$shots-1-open.png"
+  src_send kb "d KEY_ESC" "u KEY_ESC"
+  sleep "$wait"; screenshot "$shots-3-esc.png"
+  read -r w h px py < <(picker_box "$shots-3-esc.png" "$shots-1-open.png")
+  log "search picker ($TARGET $app) at ${w}x$h+$px+$py"
+  check "$TARGET $app: the search key and euro show a picker (a region at least 100x20 appears)" test "$w" -ge 100 -a "$h" -ge 20
+  ocr_later "$TARGET $app: the search picker shows its query (OCR reads euro)" search "$shots" "${w}x$h+$px+$py"
+  src_type kb x
+  cell "$TARGET" "$app" us "search picker: Esc types nothing" "x" "$file"
 }
 
 # stalled_order_cell APP FILE: order_cell's pick and x y z typed while the program (started as
@@ -758,8 +792,10 @@ EOF
   check "GTK entry focused (companion, us)" focus keyhold-gtk
   type_cells gtk us "$gtk"
   order_cell gtk us "$gtk"
+  search_cells gtk us "$gtk"
   stalled_order_cell gtk "$gtk"
   picker_check gtk "$gtk"
+  search_picker_check gtk "$gtk"
   click_check gtk "$gtk"
   focus_change_check gtk "$gtk" xterm "$term"
   caret_check
@@ -768,6 +804,7 @@ EOF
   if focus keyhold-xterm; then
     type_cells xterm us "$term"
     order_cell xterm us "$term"
+    search_cells xterm us "$term"
   else fail "xterm focused (companion, us)"; fi
   apps_check "$gtk" xterm "$term"
   focus keyhold-gtk
@@ -878,9 +915,11 @@ wayland_phase() {
     check "$app focused (sway, us)" focus "keyhold-$app"
     type_cells "$app" us "$file"
     order_cell "$app" us "$file"
+    search_cells "$app" us "$file"
   done
   stalled_order_cell gtk "$gtk"
   picker_check gtk "$gtk"
+  search_picker_check gtk "$gtk"
   click_check gtk "$gtk"
   focus_change_check gtk "$gtk" foot "$foot"
   focus keyhold-gtk
@@ -907,7 +946,7 @@ wayland_phase() {
 # ocr_later NAME KIND SHOTS BOX: the check NAME, that the numbers in the region BOX of the
 # screenshot SHOTS-1-open.png read 1 to 7, made by the host after the guest (ocr_checks): under
 # TCG, ImageMagick and tesseract took 25 to 37 s a picker. KIND: picker (Keyhold's overlay or
-# KWin's panel) or ibus (GNOME Shell's candidates).
+# KWin's panel) or ibus (GNOME Shell's candidates); search: the region reads "euro" (the query).
 ocr_later() {
   printf '%s\t%s\t%s\t%s\n' "$1" "$2" "${3#"$E2E_OUT"/}" "$4" >> "$E2E_OUT/ocr-checks"
 }
@@ -915,7 +954,14 @@ ocr_later() {
 ocr_read() {
   local kind=$1 shots=$2 box=$3 w h px py
   IFS='x+' read -r w h px py <<< "$box"
-  if [ "$kind" = picker ]; then
+  if [ "$kind" = search ]; then
+    # The words, dark on light or light on dark (GNOME Shell's popup): both ways round, enlarged.
+    crop "$shots-1-open.png" "$box" "$shots-box.png"
+    /usr/bin/convert "$shots-box.png" -colorspace Gray -resize 300% -normalize "$shots-box-grey.png"
+    /usr/bin/convert "$shots-box-grey.png" -negate "$shots-box-negated.png"
+    { tesseract "$shots-box-grey.png" - --psm 6 2> /dev/null; tesseract "$shots-box-negated.png" - --psm 6 2> /dev/null; } \
+      | tr '\n' ' ' | tr -s ' '
+  elif [ "$kind" = picker ]; then
     # Its numbers are its top, one per cell of 8 (the base and 7 candidates, of equal width):
     # each candidate's cell read alone, the base's (highlighted, no number) left out.
     crop "$shots-1-open.png" "${w}x$((h * 2 / 5))+$px+$py" "$shots-numbers.png"
@@ -939,7 +985,10 @@ ocr_checks() {
   while IFS=$'\t' read -r name kind shots box; do
     digits=$(ocr_read "$kind" "$results/$shots" "$box")
     echo "OCR on the host: $name: read $digits"
-    if [ "$(echo "$digits" | tr -cd '0-9')" = 1234567 ]; then
+    local read_right=no
+    if [ "$kind" = search ]; then echo "$digits" | grep -qi euro && read_right=yes
+    elif [ "$(echo "$digits" | tr -cd '0-9')" = 1234567 ]; then read_right=yes; fi
+    if [ "$read_right" = yes ]; then
       echo "PASS $name"; E2E_PASSED=$((E2E_PASSED + 1))
     else
       echo "FAIL $name: read $digits"; E2E_FAILED=$((E2E_FAILED + 1))
@@ -1097,6 +1146,7 @@ gnome_phase() {
   focus keyhold-gtk
   character_delay_benchmark gtk "$gtk" "$gn/gtk.times" IBus
   gnome_picker_check gtk "$gtk"
+  search_picker_check gtk "$gtk" 5
   if ! check "GNOME Shell still runs after showing the candidates" pgrep -u kuser -x gnome-shell; then gnome_diagnose; return; fi
   log "benchmark (GNOME, through IBus): $("$KEYHOLD" status --control /run/keyhold/control | grep -i 'companion round trip' | tr -s ' ')"
   local fallbacks; fallbacks=$(log_count "unicode method ctrl-shift-u (auto: graphical session")
@@ -1302,6 +1352,7 @@ kde_phase() {
   stalled_order_cell qt "$kd/qt.txt"
   character_delay_benchmark qt "$kd/qt.txt" "$kd/qt.times" "KWin's input method"
   picker_check qt "$kd/qt.txt"
+  search_picker_check qt "$kd/qt.txt"
 
   # A password field (Qt marks it by its hint): no picker
   local pw=$kd/password.txt

@@ -32,9 +32,10 @@ struct khc_state {
 struct kho_state {
     int layer_shell;
     int follows_caret;   // X11 with an accessibility bus: screen coordinates of the caret
-    void *window, *row;  // GtkWidget *
+    void *window, *row, *header;  // GtkWidget *: the header is a search's query, above the row
     void *cells[KHO_MAX_CELLS];
     int cell_count;
+    int first_index;     // the index of cells[0]: 0, the base character; 1 in a search (no base)
     int picked;          // a candidate clicked, until kho_take_pick; -1: none
     int shown;           // a picker is presented (the layer-shell surface stays mapped between)
     struct khc_state accessibility;
@@ -53,6 +54,9 @@ void kho_warm_up(struct kho_state *s);
 // Starts a new picker: the base character (index 0), then kho_add for candidates 1...n, then
 // kho_present with the selected index.
 void kho_begin(struct kho_state *s, const char *base);
+// Starts a search's picker: `header` (its query and the highlighted candidate's name) above the
+// candidates, which kho_add numbers from 1, without a base character.
+void kho_begin_search(struct kho_state *s, const char *header);
 void kho_add(struct kho_state *s, const char *candidate);
 void kho_present(struct kho_state *s, int selected);
 // Highlights another index (0: the base character).

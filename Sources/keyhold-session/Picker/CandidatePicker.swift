@@ -14,8 +14,11 @@ protocol CandidatePicker: AnyObject {
     var pointerInside: Bool { get }
 }
 
-/// What a picker shows in the base character's place while it is a search: the query.
-func searchLabel(_ query: String) -> String { query.isEmpty ? "search:" : "search: \(query)" }
+/// What a picker shows above a search's candidates: the query and the highlighted one's name.
+func searchHeader(_ query: String, name: String) -> String {
+    let label = query.isEmpty ? "search:" : "search: \(query)"
+    return name.isEmpty ? label : "\(label)   \(name)"
+}
 
 /// A picker an input method shows from the whole list each time (IBus's lookup table, KWin's
 /// panel): it keeps the callout's base and candidates and shows them again on every move. It
@@ -37,9 +40,9 @@ class CandidateListPicker: CandidatePicker {
         case .moved(let index, _):
             show(selected: index)
         case .search(let query, let candidates, let index, let name):
-            base = searchLabel(query)
+            base = ""
             self.candidates = candidates
-            auxiliary = name.isEmpty ? base : "\(base)  \(name)"
+            auxiliary = searchHeader(query, name: name)
             show(selected: index)
         case .closed:
             hide()
@@ -64,7 +67,7 @@ class CandidateListPicker: CandidatePicker {
     }
 
     /// Shows the list (C strings for the C side), `selected` 0 for the base character; `auxiliary`
-    /// ("": none) is a search's query and name, for a picker with a place for it.
+    /// ("": a callout) is a search's query and name, shown above the candidates, with no base.
     func present(base: String, candidates: UnsafeMutablePointer<UnsafePointer<CChar>?>, count: Int32, selected: Int, auxiliary: String) {}
     /// Takes the list away.
     func dismiss() {}

@@ -11,7 +11,7 @@ final class KWinPanelPicker: CandidateListPicker {
 
     override func present(base: String, candidates: UnsafeMutablePointer<UnsafePointer<CChar>?>, count: Int32, selected: Int,
                            auxiliary: String) {
-        if khim_show_picker(method.state.pointer, base, candidates, count, Int32(selected)) != 0 {
+        if khim_show_picker(method.state.pointer, base, candidates, count, Int32(selected), auxiliary) != 0 {
             Log.debug("the picker cannot be drawn (no input panel)")
         }
     }

@@ -62,8 +62,8 @@ final class PickerOverlay: CandidatePicker {
             kho_present(state.pointer, 0)
         case .moved(let index, _):
             kho_select(state.pointer, Int32(clamping: index))
-        case .search(let query, let candidates, let index, _):
-            kho_begin(state.pointer, searchLabel(query))
+        case .search(let query, let candidates, let index, let name):
+            kho_begin_search(state.pointer, searchHeader(query, name: name))
             for candidate in candidates { kho_add(state.pointer, candidate) }
             kho_present(state.pointer, Int32(clamping: index))
         case .closed:
