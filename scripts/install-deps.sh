@@ -17,6 +17,8 @@ if [ "${1:-}" = "--e2e" ]; then
   pkgs+=(sway foot)
   # The picker's screenshots: grim (sway), xwd (X11), ImageMagick to crop and compare, tesseract to read them.
   pkgs+=(grim x11-apps imagemagick tesseract-ocr tesseract-ocr-eng)
+  # The search's emoji candidates drawn as emoji in the screenshots, as on a desktop.
+  pkgs+=(fonts-noto-color-emoji)
   # The picker at the caret (AT-SPI: the accessibility bus on the user's session bus),
   # and the companion's sounds captured from snd-aloop.
   pkgs+=(at-spi2-core dbus-user-session alsa-utils)

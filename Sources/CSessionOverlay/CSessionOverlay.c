@@ -233,7 +233,7 @@ void kho_present(struct kho_state *s, int selected) {
     GtkWidget *window = WINDOW(s);
     kho_select(s, selected);
     if (s->layer_shell) set_idle(s, 0);
-    gtk_widget_show_all(ROW(s));
+    gtk_widget_show_all(gtk_widget_get_parent(ROW(s)));   // the row and the column it is in (the header shows itself)
     if (!s->layer_shell) {
         GdkDisplay *display = gdk_display_get_default();
         GtkRequisition size;

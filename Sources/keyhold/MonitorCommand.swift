@@ -67,6 +67,12 @@ struct MonitorView {
                 return "\(time)  callout      " + line(index: event["index"]?.intValue ?? 0)
             case "move":
                 return "\(time)  callout      " + line(index: event["index"]?.intValue ?? 0)
+            case "search":
+                let found = (event["candidates"]?.arrayValue ?? []).compactMap(\.stringValue)
+                let index = event["index"]?.intValue ?? 0, name = event["name"]?.stringValue ?? ""
+                return "\(time)  search       \"\(event["query"]?.stringValue ?? "")\" "
+                    + found.enumerated().map { $0.offset + 1 == index ? "[\($0.offset + 1)\($0.element)]" : "\($0.offset + 1)\($0.element)" }
+                        .joined(separator: " ") + (name.isEmpty ? "" : "  \(name)")
             case "close":
                 defer { candidates = []; base = "" }
                 if let text = event["text"]?.stringValue { return "\(time)  callout      closed: \(text)" }

@@ -91,7 +91,7 @@ extension KeyholdDaemon: CompanionHubDelegate {
 
     public func companionHubDismissedCallout(_ hub: CompanionHub) {
         guard engine.services.calloutContext.isOpen || engine.services.searchContext.isOpen else { return }
-        Log.info("the session closed the picker (a click elsewhere, another window focused, or another session in front)")
+        Log.info("the session closed the callout (a click elsewhere, another window focused, or another session in front)")
         engine.dismissCallout()
     }
 }
