@@ -363,22 +363,27 @@ int khi_sync_panel_done(const struct khi_state *s) { return s->panel_answered; }
 
 // ---- The picker as a lookup table
 
+// The auxiliary text (a search's query, the highlighted candidate's name) above the table; NULL
+// or "" hides it (told to the panel only when it was shown).
+static void show_auxiliary(struct khi_state *s, const char *auxiliary) {
+    int has_auxiliary = auxiliary && *auxiliary;
+    if (!has_auxiliary && !s->shown_auxiliary) return;
+    ibus_panel_service_update_auxiliary_text_received(PANEL(s), ibus_text_new_from_string(has_auxiliary ? auxiliary : ""),
+                                                      has_auxiliary);
+    s->shown_auxiliary = has_auxiliary;
+}
+
+// The table shown is hidden as it is (visible FALSE), then let go.
+static void hide_lookup_table(struct khi_state *s) {
+    if (!s->shown_table) return;
+    ibus_panel_service_update_lookup_table_received(PANEL(s), s->shown_table, FALSE);
+    g_clear_object(&s->shown_table);
+}
+
 void khi_show_table(struct khi_state *s, const char *const *candidates, int count, int cursor, const char *auxiliary) {
     if (!khi_ready(s)) return;
-    // The auxiliary text (a search's query, the highlighted candidate's name) above the table.
-    int has_auxiliary = auxiliary && *auxiliary;
-    if (has_auxiliary || s->shown_auxiliary) {
-        ibus_panel_service_update_auxiliary_text_received(PANEL(s), ibus_text_new_from_string(has_auxiliary ? auxiliary : ""),
-                                                          has_auxiliary);
-        s->shown_auxiliary = has_auxiliary;
-    }
-    if (count <= 0) {
-        if (s->shown_table) {
-            ibus_panel_service_update_lookup_table_received(PANEL(s), s->shown_table, FALSE);
-            g_clear_object(&s->shown_table);
-        }
-        return;
-    }
+    show_auxiliary(s, auxiliary);
+    if (count <= 0) { hide_lookup_table(s); return; }
     if (count > 16) count = 16;   // IBus's page size limit; callouts have fewer
     IBusLookupTable *table = g_object_ref_sink(ibus_lookup_table_new((guint)count, 0, TRUE, FALSE));
     ibus_lookup_table_set_orientation(table, IBUS_ORIENTATION_HORIZONTAL);
@@ -395,11 +400,6 @@ void khi_show_table(struct khi_state *s, const char *const *candidates, int coun
 
 void khi_hide_table(struct khi_state *s) {
     if (!khi_ready(s)) return;
-    if (s->shown_auxiliary) {
-        ibus_panel_service_update_auxiliary_text_received(PANEL(s), ibus_text_new_from_string(""), FALSE);
-        s->shown_auxiliary = 0;
-    }
-    if (!s->shown_table) return;
-    ibus_panel_service_update_lookup_table_received(PANEL(s), s->shown_table, FALSE);
-    g_clear_object(&s->shown_table);
+    show_auxiliary(s, NULL);
+    hide_lookup_table(s);
 }

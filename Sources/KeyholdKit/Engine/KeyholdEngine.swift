@@ -271,26 +271,29 @@ public final class KeyholdEngine {
     }
 
     /// With the search open, a key edits, pages or ends it; true when that used the key up. A
-    /// key it has no use for closes it, typing nothing, and goes on as usual; so does Esc with a
-    /// handler that does nothing with the search (the search never keeps the keyboard).
+    /// key it has no use for closes it, typing nothing, and goes on as usual.
     private func searchTakes(_ key: KeyCode) -> Bool {
-        let search = services.searchContext
-        let character = key == .space ? " " : layoutCharacter(for: key)
-        let intent = search.intent(for: key, typing: character, in: services.keyboardContext)
+        let intent = services.searchContext.intent(for: key, typing: layoutCharacter(for: key), in: services.keyboardContext)
         switch intent {
         case .ignore:
             return false
         case .typeThrough:
-            services.actionHandler.handle(intent)
-            if search.isOpen { search.close(typed: "") }
+            endSearch(intent)
             return false
         default:
             otherKeyWentDown(key, isModifier: false)
-            services.actionHandler.handle(intent)
-            if intent == .cancel && search.isOpen { search.close(typed: "") }
+            if intent == .cancel { endSearch(intent) } else { services.actionHandler.handle(intent) }
             routes[Int(key.rawValue)] = .consumed
             return true
         }
+    }
+
+    /// Closes the search typing nothing: the handler's `intent` (Esc or a key going on), then
+    /// closed whatever the handler did, so a handler that does nothing with searches never keeps
+    /// the keyboard in one.
+    private func endSearch(_ intent: CharacterSearchIntent) {
+        services.actionHandler.handle(intent)
+        if services.searchContext.isOpen { services.searchContext.close(typed: "") }
     }
 
     /// With a callout open, a key picks, moves or closes it; true when that used the key up.
@@ -588,8 +591,7 @@ public final class KeyholdEngine {
     /// (0, the base character: as Esc). Nothing when no callout is open or there is no such one.
     public func pickCallout(_ index: Int) {
         if services.searchContext.isOpen {
-            services.actionHandler.handle(index == 0 ? CharacterSearchIntent.cancel : .choose(index))
-            if index == 0 { services.searchContext.close(typed: "") }
+            if index == 0 { endSearch(.cancel) } else { services.actionHandler.handle(CharacterSearchIntent.choose(index)) }
             return
         }
         let callouts = services.calloutContext
@@ -612,10 +614,7 @@ public final class KeyholdEngine {
     /// A pointer click or a focus change in the session: the callout closes keeping what it
     /// shows, so no later key edits another field; a search closes typing nothing.
     public func dismissCallout() {
-        if services.searchContext.isOpen {
-            services.actionHandler.handle(CharacterSearchIntent.cancel)
-            services.searchContext.close(typed: "")
-        }
+        if services.searchContext.isOpen { endSearch(.cancel) }
         guard services.calloutContext.isOpen else { return }
         services.actionHandler.handle(CalloutKeyIntent.typeThrough)
     }

@@ -22,8 +22,8 @@ func searchHeader(_ query: String, name: String) -> String {
 
 /// A picker an input method shows from the whole list each time (IBus's lookup table, KWin's
 /// panel): it keeps the callout's base and candidates and shows them again on every move. It
-/// takes no clicks. As a search, the query stands in the base's place, with the highlighted
-/// candidate's name beside it.
+/// takes no clicks. As a search, a header (the query and the highlighted candidate's name) goes
+/// above the candidates, with no base.
 class CandidateListPicker: CandidatePicker {
     private var base = ""
     private var candidates: [String] = []
