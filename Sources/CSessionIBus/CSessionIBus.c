@@ -363,7 +363,7 @@ int khi_sync_panel_done(const struct khi_state *s) { return s->panel_answered; }
 
 // ---- The picker as a lookup table
 
-// The auxiliary text (a search's query, the highlighted candidate's name) above the table; NULL
+// The auxiliary text (the highlighted candidate's name, a search's query before it) above the table; NULL
 // or "" hides it (told to the panel only when it was shown).
 static void show_auxiliary(struct khi_state *s, const char *auxiliary) {
     int has_auxiliary = auxiliary && *auxiliary;

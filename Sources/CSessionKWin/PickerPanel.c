@@ -10,7 +10,8 @@
 
 // As the GTK overlay draws it (CSessionOverlay.c): large enough to read at a glance, the base
 // character dimmed, numbers above the characters, the current one highlighted (Breeze's colours).
-enum { MAX_CELLS = 40, PADDING = 6, CELL_PAD_X = 12, CELL_PAD_Y = 4, GAP = 2, RADIUS = 10, CELL_RADIUS = 8 };
+// The header line is as tall as the overlay's (28 px and the 2 px gap), whatever its text.
+enum { MAX_CELLS = 40, PADDING = 6, CELL_PAD_X = 12, CELL_PAD_Y = 4, GAP = 2, RADIUS = 10, CELL_RADIUS = 8, HEADER_H = 28 };
 static const double background[3] = { 0.988, 0.988, 0.988 }, foreground[3] = { 0.137, 0.149, 0.161 },
                     selected_background[3] = { 0.239, 0.682, 0.914 }, selected_foreground[3] = { 1, 1, 1 };
 
@@ -58,12 +59,13 @@ static PangoLayout *text_layout(cairo_t *cr, const char *text, const char *font)
     return layout;
 }
 
-// Draws the cells into `cr` (NULL: only measures); the picker's size in *width, *height. With a
-// `header` (a search's query and the highlighted candidate's name) it is a line above the cells,
-// which are the candidates alone, numbered from 1; without, the base character comes first.
+// Draws the cells into `cr` (NULL: only measures); the picker's size in *width, *height. A
+// `header` (the highlighted candidate's name; a search's query before it) is a line above the
+// cells. With a `base`, a callout's, it is the first cell; without, a search's, the candidates
+// are alone, numbered from 1.
 static void draw(cairo_t *cr, cairo_t *measure, const char *base, const char *const *candidates, int count, int selected,
                  const char *header, int *width, int *height) {
-    int first = header && *header ? 1 : 0, cells = count + 1 - first;
+    int first = base && *base ? 0 : 1, cells = count + 1 - first;
     int cell_w = 0, number_h = 0, character_h = 0, header_w = 0, header_h = 0;
     PangoLayout *numbers[MAX_CELLS], *characters[MAX_CELLS], *heading = NULL;
     for (int k = 0; k < cells; k++) {
@@ -80,11 +82,12 @@ static void draw(cairo_t *cr, cairo_t *measure, const char *base, const char *co
         if (w > cell_w) cell_w = w;
         if (h > character_h) character_h = h;
     }
-    if (first) {
+    int heading_h = 0;
+    if (header && *header) {
         heading = text_layout(measure, header, "Sans 14");
-        pango_layout_get_pixel_size(heading, &header_w, &header_h);
+        pango_layout_get_pixel_size(heading, &header_w, &heading_h);
         header_w += 2 * CELL_PAD_X;
-        header_h += GAP;
+        header_h = HEADER_H + GAP;
     }
     cell_w += 2 * CELL_PAD_X;
     int cell_h = number_h + character_h + 2 * CELL_PAD_Y;
@@ -104,7 +107,7 @@ static void draw(cairo_t *cr, cairo_t *measure, const char *base, const char *co
         cairo_stroke(cr);
         if (heading) {
             cairo_set_source_rgb(cr, foreground[0], foreground[1], foreground[2]);
-            cairo_move_to(cr, PADDING + CELL_PAD_X, PADDING);
+            cairo_move_to(cr, PADDING + CELL_PAD_X, PADDING + (HEADER_H - heading_h) / 2.0);
             pango_cairo_show_layout(cr, heading);
         }
         for (int k = 0; k < cells; k++) {

@@ -20,7 +20,7 @@ static const char *css =
     ".keyhold-number { font-size: 16px; font-weight: bold; opacity: 0.8; }"
     ".keyhold-character { font-size: 34px; }"
     ".keyhold-base .keyhold-character { opacity: 0.6; }"
-    ".keyhold-header { font-size: 18px; padding: 2px 8px; }"
+    ".keyhold-header { font-size: 18px; padding: 2px 8px; min-height: 24px; }"
     // Between pickers the layer-shell surface stays mapped, a transparent pixel (see create_window).
     "window.keyhold-idle { background-color: transparent; background-image: none; border: none;"
     "  box-shadow: none; padding: 0; }";
@@ -165,7 +165,7 @@ static void create_window(struct kho_state *s) {
     GtkWidget *header = gtk_label_new("");
     gtk_label_set_xalign(GTK_LABEL(header), 0);
     gtk_style_context_add_class(gtk_widget_get_style_context(header), "keyhold-header");
-    gtk_widget_set_no_show_all(header, TRUE);   // shown by a search only
+    gtk_widget_set_no_show_all(header, TRUE);   // shown by kho_set_header
     GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 2);
     gtk_box_set_homogeneous(GTK_BOX(row), TRUE);
     gtk_box_pack_start(GTK_BOX(column), header, FALSE, FALSE, 0);
@@ -185,13 +185,13 @@ void kho_hide(struct kho_state *s) {
     if (!s->window) return;
     if (!s->layer_shell) { gtk_widget_destroy(WINDOW(s)); return; }   // (window_destroyed forgets it)
     cells_clear(s);
+    gtk_widget_hide(HEADER(s));   // (else its text stays drawn on the idle surface)
     set_idle(s, 1);
 }
 
 void kho_begin(struct kho_state *s, const char *base) {
     kho_hide(s);
     if (!s->window) create_window(s);
-    gtk_widget_hide(HEADER(s));
     s->first_index = 0;
     s->cells[0] = cell(s, 0, " ", base);
     gtk_style_context_add_class(gtk_widget_get_style_context(gtk_bin_get_child(GTK_BIN(CELL(s, 0)))), "keyhold-base");
@@ -200,14 +200,18 @@ void kho_begin(struct kho_state *s, const char *base) {
     s->cell_count = 1;
 }
 
-void kho_begin_search(struct kho_state *s, const char *header) {
+void kho_begin_search(struct kho_state *s) {
     kho_hide(s);
     if (!s->window) create_window(s);
-    gtk_label_set_text(GTK_LABEL(HEADER(s)), header);
-    gtk_widget_show(HEADER(s));
     s->first_index = 1;
     s->picked = -1;
     s->cell_count = 0;
+}
+
+void kho_set_header(struct kho_state *s, const char *header) {
+    if (!s->header) return;
+    gtk_label_set_text(GTK_LABEL(HEADER(s)), header);
+    gtk_widget_set_visible(HEADER(s), *header != 0);
 }
 
 void kho_add(struct kho_state *s, const char *candidate) {

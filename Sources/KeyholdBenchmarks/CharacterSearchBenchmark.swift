@@ -1,7 +1,7 @@
 // The picker's search, a keystroke at a time over the whole table (`CharacterSearchIndex`): what
 // each letter typed into a query costs, beside a reference in the same run: one pass over the
-// same characters' words that only adds them up (the walk the search cannot do without).
-// Printed, not asserted.
+// same characters' words that only adds them up (the walk the search cannot do without); and the
+// name a picker shows for a callout's highlighted candidate. Printed, not asserted.
 import KeyholdKit
 
 @MainActor func runCharacterSearchBenchmark() {
@@ -36,9 +36,19 @@ import KeyholdKit
         func p(_ q: Double) -> String { String(Int(s[min(s.count - 1, Int(Double(s.count) * q))] / 1000)) }
         return "p50 \(p(0.5)) µs  p99 \(p(0.99)) µs  max \(Int(s.last! / 1000)) µs"
     }
+    // What a picker looks up on each open and move of a callout: the shown character's name.
+    var nameNs: [Double] = []
+    for _ in 0..<20 {
+        for text in ["e", "è", "é", "ê", "ë", "ē", "ė", "ę", "Ł", "ß", "ñ", "€", "→", "½", "❤️", "😀"] {
+            let t0 = nowNanoseconds()
+            sink &+= index.index(of: text).map(index.name)?.utf8.count ?? 0
+            nameNs.append(Double(nowNanoseconds() - t0))
+        }
+    }
     print("character search: \(index.count) characters, \(keystrokeNs.count) keystrokes of \(queries.count) queries")
     print("  table parsed on first use: \(Int(buildMs)) ms; RSS \(rssBefore) kB before, \(residentKilobytes()) kB after")
     print("  per keystroke (search, best 90):    \(percentiles(keystrokeNs))")
     print("  reference (words summed, no match): \(percentiles(referenceNs))")
+    print("  a callout candidate's name (picker): \(percentiles(nameNs))")
     _ = sink
 }

@@ -54,6 +54,10 @@ final class CharacterSearchTests: XCTestCase {
         XCTAssertEqual(index.name(index.index(of: "€")!), "euro")
         XCTAssertEqual(index.name(index.index(of: "é")!), "latin small letter e with acute")
         XCTAssertEqual(index.name(index.index(of: "ꙮ")!), "cyrillic letter multiocular o")
+        // what the pickers show above a callout: the base and its candidates, capitals too
+        XCTAssertEqual(index.name(index.index(of: "e")!), "latin small letter e")
+        XCTAssertEqual(index.name(index.index(of: "È")!), "latin capital letter e with grave")
+        XCTAssertEqual(index.name(index.index(of: "ß")!), "latin small letter sharp s")
     }
 
     func testResultsKeepTheBestAndCountTheRest() {

@@ -202,7 +202,7 @@ search_picker_check() {
   read -r w h px py < <(picker_box "$shots-3-esc.png" "$shots-1-open.png")
   log "search picker ($TARGET $app) at ${w}x$h+$px+$py"
   check "$TARGET $app: the search key and euro show a picker (a region at least 100x20 appears)" test "$w" -ge 100 -a "$h" -ge 20
-  ocr_later "$TARGET $app: the search picker shows its query (OCR reads euro)" search "$shots" "${w}x$h+$px+$py"
+  ocr_later "$TARGET $app: the search picker shows its query (OCR reads euro)" words "$shots" "${w}x$h+$px+$py" 1-open euro
   src_type kb x
   cell "$TARGET" "$app" us "search picker: Esc types nothing" "x" "$file"
 }
@@ -306,6 +306,7 @@ picker_check() {
   log "picker ($TARGET $app) at $box"
   check "$TARGET $app: hold e shows the picker (a region at least 200x40 appears)" test "$w" -ge 200 -a "$h" -ge 40
   ocr_later "$TARGET $app: the picker shows candidates numbered 1 to 7 (OCR)" picker "$shots" "$box"
+  ocr_later "$TARGET $app: the picker names the highlighted candidate (OCR reads grave after Right)" words "$shots" "$box" 2-right grave
   picker_moves "$app" "$file" "$shots" "$box" picker "picker: focus kept"
 }
 # picker_moves APP FILE SHOTS BOX WHAT CELL: in the screenshots SHOTS-{0-before,1-open,2-right,3-esc}
@@ -373,7 +374,7 @@ click() {
 # click_check APP FILE: with the picker where picker_check found it (8 cells of equal width), a
 # click on candidate 3 types ê; on X11 a click elsewhere closes the callout, so 2 types 2.
 click_check() {
-  local app=$1 file=$2 cw=$((PICKER[0] / 8)) y=$((PICKER[3] + PICKER[1] / 2))
+  local app=$1 file=$2 cw=$((PICKER[0] / 8)) y=$((PICKER[3] + PICKER_HEADER + (PICKER[1] - PICKER_HEADER) / 2))
   clear "$app" "$file"; src_send kb "d e" "t 600" "u e"
   sleep 1.5; click $((PICKER[2] + cw * 3 + cw / 2)) "$y"
   cell "$TARGET" "$app" us "picker: click on 3 -> ê" "ê" "$file"
@@ -943,28 +944,34 @@ wayland_phase() {
 }
 
 # ---- GNOME: its own guest (a VGA device for mutter's DRM backend, 4 GiB)
-# ocr_later NAME KIND SHOTS BOX: the check NAME, that the numbers in the region BOX of the
-# screenshot SHOTS-1-open.png read 1 to 7, made by the host after the guest (ocr_checks): under
-# TCG, ImageMagick and tesseract took 25 to 37 s a picker. KIND: picker (Keyhold's overlay or
-# KWin's panel) or ibus (GNOME Shell's candidates); search: the region reads "euro" (the query).
+# ocr_later NAME KIND SHOTS BOX [SHOT WORDS]: the check NAME, that the numbers in the region BOX
+# of the screenshot SHOTS-1-open.png read 1 to 7, made by the host after the guest (ocr_checks):
+# under TCG, ImageMagick and tesseract took 25 to 37 s a picker. KIND: picker (Keyhold's overlay
+# or KWin's panel) or ibus (GNOME Shell's candidates); words: the region of SHOTS-SHOT.png reads
+# WORDS (a search's query, a candidate's name).
 ocr_later() {
-  printf '%s\t%s\t%s\t%s\n' "$1" "$2" "${3#"$E2E_OUT"/}" "$4" >> "$E2E_OUT/ocr-checks"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "${3#"$E2E_OUT"/}" "$4" "${5:-1-open}" "${6:-}" >> "$E2E_OUT/ocr-checks"
 }
-# ocr_read KIND SHOTS BOX: the digits read in the candidates' cells (a space between)
+# The line above the candidates in Keyhold's overlay and KWin's panel (the highlighted one's
+# name): 28 px and a 2 px gap, whatever its text (CSessionOverlay.c, PickerPanel.c)
+PICKER_HEADER=30
+# ocr_read KIND SHOTS BOX SHOT: the digits read in the candidates' cells (a space between); the
+# words read in the region (kind words)
 ocr_read() {
-  local kind=$1 shots=$2 box=$3 w h px py
+  local kind=$1 shots=$2 box=$3 shot=$4 w h px py
   IFS='x+' read -r w h px py <<< "$box"
-  if [ "$kind" = search ]; then
+  if [ "$kind" = words ]; then
     # The words, dark on light or light on dark (GNOME Shell's popup): both ways round, enlarged.
-    crop "$shots-1-open.png" "$box" "$shots-box.png"
-    /usr/bin/convert "$shots-box.png" -colorspace Gray -resize 300% -normalize "$shots-box-grey.png"
-    /usr/bin/convert "$shots-box-grey.png" -negate "$shots-box-negated.png"
-    { tesseract "$shots-box-grey.png" - --psm 6 2> /dev/null; tesseract "$shots-box-negated.png" - --psm 6 2> /dev/null; } \
+    crop "$shots-$shot.png" "$box" "$shots-$shot-box.png"
+    /usr/bin/convert "$shots-$shot-box.png" -colorspace Gray -resize 300% -normalize "$shots-$shot-box-grey.png"
+    /usr/bin/convert "$shots-$shot-box-grey.png" -negate "$shots-$shot-box-negated.png"
+    { tesseract "$shots-$shot-box-grey.png" - --psm 6 2> /dev/null; tesseract "$shots-$shot-box-negated.png" - --psm 6 2> /dev/null; } \
       | tr '\n' ' ' | tr -s ' '
   elif [ "$kind" = picker ]; then
-    # Its numbers are its top, one per cell of 8 (the base and 7 candidates, of equal width):
-    # each candidate's cell read alone, the base's (highlighted, no number) left out.
-    crop "$shots-1-open.png" "${w}x$((h * 2 / 5))+$px+$py" "$shots-numbers.png"
+    # Its numbers are the top of its row of cells, under the name line, one per cell of 8 (the
+    # base and 7 candidates, of equal width): each candidate's cell read alone, the base's
+    # (highlighted, no number) left out.
+    crop "$shots-1-open.png" "${w}x$(((h - PICKER_HEADER) * 2 / 5))+$px+$((py + PICKER_HEADER))" "$shots-numbers.png"
     /usr/bin/convert "$shots-numbers.png" -colorspace Gray -threshold 50% "$shots-numbers-grey.png"
     ocr_candidate_numbers "$shots-numbers-grey.png" 8 "$shots-numbers-ocr" 1
   else
@@ -980,13 +987,13 @@ ocr_read() {
 }
 # ocr_checks RESULTS: the guest's OCR checks (RESULTS/ocr-checks), made here, added to the counts
 ocr_checks() {
-  local results=$1 name kind shots box digits
+  local results=$1 name kind shots box shot words digits
   [ -f "$results/ocr-checks" ] || return 0
-  while IFS=$'\t' read -r name kind shots box; do
-    digits=$(ocr_read "$kind" "$results/$shots" "$box")
+  while IFS=$'\t' read -r name kind shots box shot words; do
+    digits=$(ocr_read "$kind" "$results/$shots" "$box" "$shot")
     echo "OCR on the host: $name: read $digits"
     local read_right=no
-    if [ "$kind" = search ]; then echo "$digits" | grep -qi euro && read_right=yes
+    if [ "$kind" = words ]; then echo "$digits" | grep -qi -- "$words" && read_right=yes
     elif [ "$(echo "$digits" | tr -cd '0-9')" = 1234567 ]; then read_right=yes; fi
     if [ "$read_right" = yes ]; then
       echo "PASS $name"; E2E_PASSED=$((E2E_PASSED + 1))
@@ -1039,6 +1046,7 @@ gnome_picker_check() {
   check "$TARGET $app: the candidates show at the caret (below the entry's top, within its window's width)" \
     test "$px" -ge "$fx" -a "$px" -le $((fx + fw)) -a "$py" -ge "$fy" -a "$py" -le $((fy + fh + 80))
   ocr_later "$TARGET $app: the candidates are numbered 1 to 7 (OCR)" ibus "$shots" "${w}x$h+$px+$py"
+  ocr_later "$TARGET $app: the candidates' name line names the highlighted one (OCR reads grave after Right)" words "$shots" "${w}x$h+$px+$py" 2-right grave
   picker_moves "$app" "$file" "$shots" "${w}x$h+$px+$py" candidates "candidates: Esc keeps e"
 }
 # gnome_diagnose: what GNOME Shell shows and says (at the end, or when the phase cannot go on)

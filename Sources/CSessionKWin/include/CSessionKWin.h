@@ -70,9 +70,9 @@ int khim_take_focus_changes(struct khim_state *s);
 // Commits UTF-8 text to the focused text input: 0, or -1 when none has the focus.
 int khim_commit(struct khim_state *s, const char *text);
 // The picker: the base character and the candidates numbered 1..count, `selected` (0: the base)
-// highlighted, drawn into a panel surface KWin shows at the text cursor; with a `header` (NULL
-// or "": none), a search's, that line above the candidates and no base. 0, or -1 when it cannot
-// be drawn.
+// highlighted, drawn into a panel surface KWin shows at the text cursor; a `header` (NULL or "":
+// none; the highlighted candidate's name) is a line above them; no `base` (NULL or ""): a
+// search's candidates alone. 0, or -1 when it cannot be drawn.
 int khim_show_picker(struct khim_state *s, const char *base, const char *const *candidates, int count, int selected,
                      const char *header);
 void khim_hide_picker(struct khim_state *s);

@@ -54,9 +54,11 @@ void kho_warm_up(struct kho_state *s);
 // Starts a new picker: the base character (index 0), then kho_add for candidates 1...n, then
 // kho_present with the selected index.
 void kho_begin(struct kho_state *s, const char *base);
-// Starts a search's picker: `header` (its query and the highlighted candidate's name) above the
-// candidates, which kho_add numbers from 1, without a base character.
-void kho_begin_search(struct kho_state *s, const char *header);
+// Starts a search's picker: the candidates, which kho_add numbers from 1, without a base character.
+void kho_begin_search(struct kho_state *s);
+// The line above the candidates: the highlighted one's name (a search's query before it); ""
+// hides it. Always 28 px tall (and 2 px above the candidates), as KWin's panel's.
+void kho_set_header(struct kho_state *s, const char *header);
 void kho_add(struct kho_state *s, const char *candidate);
 void kho_present(struct kho_state *s, int selected);
 // Highlights another index (0: the base character).

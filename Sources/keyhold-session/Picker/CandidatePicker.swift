@@ -14,6 +14,14 @@ protocol CandidatePicker: AnyObject {
     var pointerInside: Bool { get }
 }
 
+/// What a picker shows above a callout's candidates: the highlighted one's name (CLDR's English
+/// name where it has one, else Unicode's; the search's table), "" for a text the table lacks.
+/// Looked up here, off the daemon's input path, on each open and move (a scan of the table).
+func characterName(_ text: String) -> String {
+    let table = CharacterSearchIndex.english
+    return table.index(of: text).map(table.name) ?? ""
+}
+
 /// What a picker shows above a search's candidates: the query and the highlighted one's name.
 func searchHeader(_ query: String, name: String) -> String {
     let label = query.isEmpty ? "search:" : "search: \(query)"
@@ -22,12 +30,12 @@ func searchHeader(_ query: String, name: String) -> String {
 
 /// A picker an input method shows from the whole list each time (IBus's lookup table, KWin's
 /// panel): it keeps the callout's base and candidates and shows them again on every move. It
-/// takes no clicks. As a search, a header (the query and the highlighted candidate's name) goes
-/// above the candidates, with no base.
+/// takes no clicks. Above the candidates goes the highlighted one's name (a search's query
+/// before it); a search has no base.
 class CandidateListPicker: CandidatePicker {
     private var base = ""
     private var candidates: [String] = []
-    /// What goes above the list: a search's query and the highlighted candidate's name.
+    /// What goes above the list: the highlighted candidate's name, a search's query before it.
     private var auxiliary = ""
 
     func handle(_ event: CalloutEvent) {
@@ -35,9 +43,10 @@ class CandidateListPicker: CandidatePicker {
         case .opened(let base, let candidates):
             self.base = base
             self.candidates = candidates
-            auxiliary = ""
+            auxiliary = characterName(base)
             show(selected: 0)
-        case .moved(let index, _):
+        case .moved(let index, let shown):
+            auxiliary = characterName(shown)
             show(selected: index)
         case .search(let query, let candidates, let index, let name):
             base = ""
@@ -66,8 +75,8 @@ class CandidateListPicker: CandidatePicker {
         dismiss()
     }
 
-    /// Shows the list (C strings for the C side), `selected` 0 for the base character; `auxiliary`
-    /// ("": a callout) is a search's query and name, shown above the candidates, with no base.
+    /// Shows the list (C strings for the C side), `selected` 0 for the base character ("": a
+    /// search, with none); `auxiliary` goes above the candidates (the highlighted one's name).
     func present(base: String, candidates: UnsafeMutablePointer<UnsafePointer<CChar>?>, count: Int32, selected: Int, auxiliary: String) {}
     /// Takes the list away.
     func dismiss() {}

@@ -10,7 +10,8 @@ final class IBusLookupTablePicker: CandidateListPicker {
 
     override func present(base: String, candidates: UnsafeMutablePointer<UnsafePointer<CChar>?>, count: Int32, selected: Int,
                            auxiliary: String) {
-        // The table's cursor: -1, none, on the base. A search's query and name: IBus's auxiliary text.
+        // The table's cursor: -1, none, on the base. The highlighted one's name (a search's query
+        // before it): IBus's auxiliary text, which the panel shows above the candidates.
         khi_show_table(ibus.state.pointer, candidates, count, Int32(selected - 1), auxiliary)
     }
 

@@ -4,7 +4,7 @@ import KeyholdKit
 import KeyholdLinux
 
 /// The picker on screen while a callout is open: the base character and the candidates numbered
-/// 1…n, the shown one highlighted (CSessionOverlay: GTK 3; wlr-layer-shell on Wayland, an
+/// 1…n, the shown one highlighted and its name above them (CSessionOverlay: GTK 3; wlr-layer-shell on Wayland, an
 /// override-redirect popup on X11; it never takes keyboard focus), run from GLib's main
 /// context (`GLibLoop`). It also says, through AT-SPI, what has the focus.
 final class PickerOverlay: CandidatePicker {
@@ -59,11 +59,14 @@ final class PickerOverlay: CandidatePicker {
         case .opened(let base, let candidates):
             kho_begin(state.pointer, base)
             for candidate in candidates { kho_add(state.pointer, candidate) }
+            kho_set_header(state.pointer, characterName(base))
             kho_present(state.pointer, 0)
-        case .moved(let index, _):
+        case .moved(let index, let shown):
             kho_select(state.pointer, Int32(clamping: index))
+            kho_set_header(state.pointer, characterName(shown))
         case .search(let query, let candidates, let index, let name):
-            kho_begin_search(state.pointer, searchHeader(query, name: name))
+            kho_begin_search(state.pointer)
+            kho_set_header(state.pointer, searchHeader(query, name: name))
             for candidate in candidates { kho_add(state.pointer, candidate) }
             kho_present(state.pointer, Int32(clamping: index))
         case .closed:
