@@ -273,6 +273,13 @@ gnome_focus() {
 }
 # gs_true JS: GNOME Shell evaluates JS to true
 gs_true() { gs_eval "$1" | grep -qF "(true, 'true')"; }
+# gnome_windows_shown TITLE...: GNOME Shell shows each of these windows. Their programs say
+# ready before that, and a window shown after another was focused takes the focus from it: in
+# one CI run the terminal's came 7 s after the entry's and got the keys meant for the entry.
+gnome_windows_shown() {
+  local titles; titles=$(printf "'%s'," "$@")
+  gs_true "[${titles%,}].every(t => global.get_window_actors().some(a => a.meta_window.get_title() === t && a.mapped))"
+}
 # gs_window TITLE: the JS expression for the window titled TITLE
 gs_window() { printf "global.get_window_actors().map(a => a.meta_window).find(w => w.get_title() === '%s')" "$1"; }
 # crop FILE GEOMETRY OUT: a region of a screenshot
@@ -1130,6 +1137,7 @@ gnome_phase() {
   check "GTK 3 entry started" wait_until 90 grep -q ready "$E2E_WORK/gn-gtk.out"
   check "GTK 4 entry started" wait_until 90 grep -q ready "$E2E_WORK/gn-gtk4.out"
   check "VTE terminal started" wait_until 90 grep -q ready "$E2E_WORK/gn-vte.out"
+  check "GNOME Shell shows their windows" wait_until 90 gnome_windows_shown keyhold-gtk keyhold-gtk4 keyhold-vte
   local app
   mkdir -p "$E2E_OUT/shots"; screenshot "$E2E_OUT/shots/gnome-apps.png"
   app_cells GNOME "$gn" gnome_diagnose gtk gtk4 vte || return
@@ -1231,6 +1239,7 @@ gnome_x11_phase() {
   launch gx-vte /usr/bin/python3 "$HERE/vte-terminal.py" "$gn/vte.txt" keyhold-vte
   check "GTK 3 entry started (X11)" wait_until 90 grep -q ready "$E2E_WORK/gx-gtk.out"
   check "VTE terminal started (X11)" wait_until 90 grep -q ready "$E2E_WORK/gx-vte.out"
+  check "GNOME Shell shows their windows (X11)" wait_until 90 gnome_windows_shown keyhold-gtk keyhold-vte
   mkdir -p "$E2E_OUT/shots"; screenshot "$E2E_OUT/shots/gnome-x11-apps.png"
   app_cells "GNOME X11" "$gn" gnome_diagnose gtk vte || return
   focus keyhold-gtk
