@@ -1,15 +1,17 @@
 #!/usr/bin/python3
-"""Writes Sources/KeyholdKit/Search/CharacterSearchData.swift: the table the picker's search
-looks characters up in, by name and keyword.
+"""Writes Sources/KeyholdKit/Search/CharacterSearchData.swift, the table the picker's search
+looks characters up in, by name and keyword; and CharacterSearchLocaleData.swift, CLDR's names
+and keywords for them in the callout locales' languages.
 
 Run by hand (never at build time), from anywhere:
 
-    /usr/bin/python3 scripts/gen-search.py            # regenerate the Swift file
-    /usr/bin/python3 scripts/gen-search.py --check    # regenerate in memory, compare with the file
+    /usr/bin/python3 scripts/gen-search.py            # regenerate the Swift files
+    /usr/bin/python3 scripts/gen-search.py --check    # regenerate in memory, compare with the files
     /usr/bin/python3 scripts/gen-search.py --find euro sign   # what the table says matches, in order
 
 Input: the Debian packages `unicode-data` (UnicodeData.txt, emoji/emoji-test.txt) and
-`unicode-cldr-core` (CLDR's English annotations), Python 3 stdlib only.
+`unicode-cldr-core` (CLDR's annotations), Python 3 stdlib only; the callout locales and their
+CLDR parents are gen-callouts.py's.
 
 What is in it
 -------------
@@ -28,10 +30,20 @@ What is in it
 Format (parsed once by CharacterSearchIndex.swift):
     words:      the distinct words, sorted by their UTF-8 bytes, one per line; a word's id is its line
     characters: one line per character, in rank order: TEXT<TAB>NAME<TAB>PHRASES, where PHRASES are
+                its names (Unicode's, the emoji's, CLDR's), then `;` and its keywords if it has any:
                 phrases separated by `,`, each word ids in base 36 separated by ` `; NAME is empty
                 where it is the first phrase's words joined by spaces
+
+Per language (CharacterSearchLocaleData.swift), for the characters its CLDR annotations name:
+    words:      its distinct words, as above
+    characters: one line per character: INDEX<TAB>NAME<TAB>PHRASES; INDEX is the character's line
+                in the English table (base 36), NAME CLDR's name in the language (may be empty),
+                PHRASES its name's words, then `;` and the keywords the English table lacks
+A callout locale names the languages it takes them from: its own file, then its CLDR parents'
+(`de-CH`: de_CH, then de); English variants and locales CLDR annotates in no file add nothing.
 """
 import argparse
+import importlib.util
 import os
 import re
 import sys
@@ -39,9 +51,10 @@ import unicodedata
 import xml.etree.ElementTree as ET
 
 UNICODE = "/usr/share/unicode"
-ANNOTATIONS = "/usr/share/unicode/cldr/common/annotations/en.xml"
+ANNOTATIONS = "/usr/share/unicode/cldr/common/annotations"
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(REPO, "Sources/KeyholdKit/Search/CharacterSearchData.swift")
+LOCALE_OUT = os.path.join(REPO, "Sources/KeyholdKit/Search/CharacterSearchLocaleData.swift")
 
 CATEGORIES = ("L", "M", "N", "P", "S")
 SKIN_TONES = {chr(c) for c in range(0x1F3FB, 0x1F400)}
@@ -84,10 +97,10 @@ def emoji():
     return out
 
 
-def annotations():
-    """CLDR's English keywords and name per annotated text (without U+FE0F)."""
+def annotations(language="en"):
+    """CLDR's keywords and name per annotated text (without U+FE0F), in `language` (a file's name)."""
     keywords, names = {}, {}
-    for a in ET.parse(ANNOTATIONS).getroot().iter("annotation"):
+    for a in ET.parse(os.path.join(ANNOTATIONS, language + ".xml")).getroot().iter("annotation"):
         cp, text = a.get("cp"), (a.text or "").strip()
         if not text or a.get("draft") in ("unconfirmed", "provisional"):
             continue
@@ -118,34 +131,95 @@ def group(text, entry):
 
 def build():
     keywords, tts = annotations()
-    entries = {}  # text -> {"name": display name, "phrases": [words...], "annotated": bool}
+    # text -> {"name": display name, "names": [words...] of its names, "keywords": [words...], "annotated": bool}
+    entries = {}
     for text, name in unicode_characters():
-        entries[text] = {"name": name.lower(), "phrases": [fold(name)], "annotated": False}
+        entries[text] = {"name": name.lower(), "names": [fold(name)], "keywords": [], "annotated": False}
     for text, name in emoji():
-        e = entries.setdefault(text, {"name": name, "phrases": [], "annotated": False})
-        e["phrases"].append(fold(name))
+        e = entries.setdefault(text, {"name": name, "names": [], "keywords": [], "annotated": False})
+        e["names"].append(fold(name))
         bare = text.replace("\ufe0f", "")
         if bare != text and bare in entries:   # ❤ and ❤️ are one character to a user: the emoji form
-            e["phrases"] += entries.pop(bare)["phrases"]
+            e["names"] += entries.pop(bare)["names"]
     for cp in set(keywords) | set(tts):
-        text = cp if cp in entries else next((t for t in (cp + "\ufe0f",) if t in entries), None)
+        text = annotated_text(cp, entries)
         if text is None:
             continue
         e = entries[text]
         e["annotated"] = True
         if cp in tts:
             e["name"] = tts[cp]
-            e["phrases"].append(fold(tts[cp]))
-        e["phrases"] += [fold(k) for k in keywords.get(cp, [])]
+            e["names"].append(fold(tts[cp]))
+        e["keywords"] += [fold(k) for k in keywords.get(cp, [])]
     for e in entries.values():
-        seen, phrases = set(), []
-        for p in e["phrases"]:
-            if p and tuple(p) not in seen:
-                seen.add(tuple(p)); phrases.append(p)
-        e["phrases"] = phrases
+        e["names"] = distinct(e["names"])
+        e["keywords"] = distinct(e["keywords"], e["names"])
+        e["phrases"] = e["names"] + e["keywords"]
     ranked = sorted(entries.items(), key=lambda kv: (group(kv[0], kv[1]), len(kv[1]["name"]), [ord(c) for c in kv[0]]))
     words = sorted({w for _, e in ranked for p in e["phrases"] for w in p}, key=lambda w: w.encode())
     return ranked, words
+
+
+def annotated_text(cp, entries):
+    """The table's text for an annotation's code points: as written, or its emoji form."""
+    return cp if cp in entries else (cp + "\ufe0f" if cp + "\ufe0f" in entries else None)
+
+
+def callout_locales():
+    """{callout locale (`de-CH`): the languages whose annotations it takes, its own first}: the
+    CLDR locales gen-callouts.py makes callouts of, and their parents, that have a file."""
+    spec = importlib.util.spec_from_file_location("gen_callouts", os.path.join(REPO, "scripts/gen-callouts.py"))
+    callouts = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(callouts)
+    out = {}
+    for locale in callouts.LOCALES + callouts.REGIONAL:
+        files = [c for c in callouts.chain(locale)
+                 if c != "root" and not c.startswith("en") and os.path.exists(os.path.join(ANNOTATIONS, c + ".xml"))]
+        if files:
+            out[locale.replace("_", "-")] = files
+    return out
+
+
+def distinct(phrases, known=()):
+    """The phrases without repeats, empty ones and those in `known`, in order."""
+    seen, out = {tuple(p) for p in known}, []
+    for p in phrases:
+        if p and tuple(p) not in seen:
+            seen.add(tuple(p)); out.append(p)
+    return out
+
+
+def render_phrases(names, keywords, ids):
+    """Names, then `;` and keywords if any: phrases separated by `,`, word ids by ` `."""
+    def phrases(ps):
+        return ",".join(" ".join(base36(ids[w]) for w in p) for p in ps)
+    return phrases(names) + (";" + phrases(keywords) if keywords else "")
+
+
+def language_tables(ranked):
+    """{language: (words, [(index, name, names, keywords)])}: each annotated language's names and
+    the phrases its keywords add to the English table's characters."""
+    index = {text: i for i, (text, _) in enumerate(ranked)}
+    english = {text: {tuple(p) for p in e["phrases"]} for text, e in ranked}
+    languages = sorted({f for files in callout_locales().values() for f in files})
+    tables = {}
+    for language in languages:
+        keywords, tts = annotations(language)
+        rows = []
+        for cp in set(keywords) | set(tts):
+            text = annotated_text(cp, index)
+            if text is None:
+                continue
+            name = tts.get(cp, "")
+            names = distinct([fold(name)])
+            phrases = distinct([fold(k) for k in keywords.get(cp, [])], english[text] | {tuple(p) for p in names})
+            if name or phrases:
+                assert "\t" not in name and "\n" not in name
+                rows.append((index[text], name, names, phrases))
+        rows.sort()
+        words = sorted({w for row in rows for p in row[2] + row[3] for w in p}, key=lambda w: w.encode())
+        tables[language] = (words, rows)
+    return tables
 
 
 def letter_folds():
@@ -174,15 +248,13 @@ def render(ranked, words):
     ids = {w: i for i, w in enumerate(words)}
     lines = []
     for text, e in ranked:
-        phrases = ",".join(" ".join(base36(ids[w]) for w in p) for p in e["phrases"])
+        phrases = render_phrases(e["names"], e["keywords"], ids)
         assert "\t" not in e["name"] and "\n" not in e["name"]
         # The name is left out where it is the first phrase's words (most Unicode names).
         name = "" if e["name"] == " ".join(e["phrases"][0]) else e["name"]
         lines.append(f"{text}\t{name}\t{phrases}")
-    cldr = open("/usr/share/unicode/cldr/common/dtd/ldml.dtd", encoding="utf-8").read()
-    cldr_version = re.search(r'cldrVersion CDATA #FIXED "([\d.]+)"', cldr).group(1)
     head = f"""// Generated by scripts/gen-search.py from UnicodeData.txt and emoji-test.txt (Debian unicode-data)
-// and CLDR {cldr_version}'s English annotations (Debian unicode-cldr-core); do not edit.
+// and CLDR {cldr_version()}'s English annotations (Debian unicode-cldr-core); do not edit.
 // Regenerate: /usr/bin/python3 scripts/gen-search.py   (verify: ... --check)
 // {len(ranked)} characters, {len(words)} words.
 
@@ -196,12 +268,48 @@ enum CharacterSearchData {{
     body += "    /// Latin letters a layout may type and their folded spelling, `é` `e`, separated by spaces.\n"
     body += '    static let letterFolds = "' + " ".join(letter_folds()) + '"\n\n'
     body += "    /// One character a line, best first: TEXT<TAB>NAME<TAB>PHRASES (word ids in base 36,\n"
-    body += "    /// `,` between phrases, ` ` between words; NAME empty where it is the first phrase's words).\n"
+    body += "    /// its names, then `;` and its keywords; `,` between phrases, ` ` between words; NAME empty\n"
+    body += "    /// where it is the first phrase's words).\n"
     common = sum(1 for text, e in ranked if group(text, e) < 2)
     body += '    static let characters = #"""\n' + "\n".join(lines) + '\n"""#\n\n'
     body += "    /// How many of the first characters are CLDR's or of the common blocks (gen-search.py, group()).\n"
     body += f"    static let commonCount = {common}\n}}\n"
     return head + body
+
+
+def cldr_version():
+    cldr = open("/usr/share/unicode/cldr/common/dtd/ldml.dtd", encoding="utf-8").read()
+    return re.search(r'cldrVersion CDATA #FIXED "([\d.]+)"', cldr).group(1)
+
+
+def render_languages(tables, locales):
+    out = f"""// Generated by scripts/gen-search.py from CLDR {cldr_version()}'s annotations (Debian unicode-cldr-core),
+// for the characters of CharacterSearchData.swift (made in the same run); do not edit.
+// Regenerate: /usr/bin/python3 scripts/gen-search.py   (verify: ... --check)
+// {len(tables)} languages, {sum(len(rows) for _, rows in tables.values())} names and keyword lists.
+
+/// Source text of the search's names and keywords in other languages than English (parsed for
+/// the locales a configuration names, `CharacterSearchIndex.localized`).
+enum CharacterSearchLocaleData {{
+    /// The languages each callout locale takes names and keywords from, its own first.
+    static let languages: [String: [String]] = [
+"""
+    for locale in sorted(locales):
+        out += f'        "{locale}": [' + ", ".join(f'"{f}"' for f in locales[locale]) + "],\n"
+    out += """    ]
+
+    /// Per language: its distinct folded words (sorted by their UTF-8 bytes, one a line: a word's
+    /// id is its line), and one line a character: INDEX<TAB>NAME<TAB>PHRASES (INDEX the English
+    /// table's line, in base 36; NAME CLDR's name here, may be empty; PHRASES as the English table's).
+    static let tables: [String: (words: String, characters: String)] = [
+"""
+    for language in sorted(tables):
+        words, rows = tables[language]
+        ids = {w: i for i, w in enumerate(words)}
+        lines = [f"{base36(i)}\t{name}\t" + render_phrases(names, keywords, ids) for i, name, names, keywords in rows]
+        out += f'        "{language}": (words: #"""\n' + "\n".join(words) + '\n"""#, characters: #"""\n'
+        out += "\n".join(lines) + '\n"""#),\n'
+    return out + "    ]\n}\n"
 
 
 def main():
@@ -218,19 +326,22 @@ def main():
             if all(any(w.startswith(q) for w in all_words) for q in query):
                 print(text, e["name"], flush=True)
         return 0
-    text = render(ranked, words)
-    if args.check:
-        on_disk = open(OUT, encoding="utf-8").read() if os.path.exists(OUT) else ""
-        if on_disk != text:
-            print(f"{OUT} is not what scripts/gen-search.py makes of this machine's Unicode data: regenerate it", file=sys.stderr)
-            return 1
-        if not args.q:
-            print(f"search data up to date: {len(ranked)} characters, {len(words)} words")
-        return 0
-    os.makedirs(os.path.dirname(OUT), exist_ok=True)
-    with open(OUT, "w", encoding="utf-8") as f:
-        f.write(text)
-    print(f"wrote {OUT}: {len(ranked)} characters, {len(words)} words, {len(text.encode())} bytes")
+    tables = language_tables(ranked)
+    outputs = [(OUT, render(ranked, words), f"{len(ranked)} characters, {len(words)} words"),
+               (LOCALE_OUT, render_languages(tables, callout_locales()), f"{len(tables)} languages")]
+    for path, text, what in outputs:
+        if args.check:
+            on_disk = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
+            if on_disk != text:
+                print(f"{path} is not what scripts/gen-search.py makes of this machine's Unicode data: regenerate it", file=sys.stderr)
+                return 1
+            if not args.q:
+                print(f"search data up to date: {what}")
+            continue
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        print(f"wrote {path}: {what}, {len(text.encode())} bytes")
     return 0
 
 

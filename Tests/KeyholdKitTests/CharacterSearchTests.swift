@@ -4,7 +4,7 @@ import XCTest
 final class CharacterSearchTests: XCTestCase {
     private let index = CharacterSearchIndex.english
 
-    private func find(_ query: String, _ n: Int = 9) -> [String] {
+    private func find(_ query: String, _ n: Int = 9, in index: CharacterSearchIndex = .english) -> [String] {
         var results = CharacterSearchResults(capacity: n)
         index.search(CharacterSearchQuery(query), into: &results)
         return (0..<results.count).map { index.text(results[$0]) }
@@ -14,7 +14,7 @@ final class CharacterSearchTests: XCTestCase {
         XCTAssertEqual(find("euro").first, "€")
         XCTAssertEqual(find("heart").first, "❤️")
         XCTAssertEqual(find("half").first, "½")
-        XCTAssertTrue(find("arrow").allSatisfy { index.name(index.index(of: $0)!).contains("arrow") || $0 == "▶️" }, "\(find("arrow"))")
+        XCTAssertTrue(find("arrow").allSatisfy { index.name(of: $0).contains("arrow") || $0 == "▶️" }, "\(find("arrow"))")
         XCTAssertEqual(find("rightwards arrow").first, "→")
     }
 
@@ -51,13 +51,42 @@ final class CharacterSearchTests: XCTestCase {
     }
 
     func testNamesAreCLDRsWhereItHasOneElseUnicodes() {
-        XCTAssertEqual(index.name(index.index(of: "€")!), "euro")
-        XCTAssertEqual(index.name(index.index(of: "é")!), "latin small letter e with acute")
-        XCTAssertEqual(index.name(index.index(of: "ꙮ")!), "cyrillic letter multiocular o")
+        XCTAssertEqual(index.name(of: "€"), "euro")
+        XCTAssertEqual(index.name(of: "é"), "latin small letter e with acute")
+        XCTAssertEqual(index.name(of: "ꙮ"), "cyrillic letter multiocular o")
         // what the pickers show above a callout: the base and its candidates, capitals too
-        XCTAssertEqual(index.name(index.index(of: "e")!), "latin small letter e")
-        XCTAssertEqual(index.name(index.index(of: "È")!), "latin capital letter e with grave")
-        XCTAssertEqual(index.name(index.index(of: "ß")!), "latin small letter sharp s")
+        XCTAssertEqual(index.name(of: "e"), "latin small letter e")
+        XCTAssertEqual(index.name(of: "È"), "latin capital letter e with grave")
+        XCTAssertEqual(index.name(of: "ß"), "latin small letter sharp s")
+    }
+
+    func testTheCalloutLocalesLanguagesFindAndNameToo() {
+        let french = CharacterSearchIndex.localized(["fr"])
+        XCTAssertEqual(find("cœur", in: french).first, "❤️")
+        XCTAssertEqual(find("coeur rouge", in: french), ["❤️"], "typed without the œ too")
+        XCTAssertEqual(find("billet euros", in: french).first, "💶")
+        XCTAssertEqual(find("euro", in: french).first, "€", "English words still find")
+        XCTAssertEqual(find("heart", in: french).first, "❤️")
+        XCTAssertEqual(find("cœur"), [], "English alone has no French words")
+        XCTAssertEqual(french.name(of: "💶"), "billet en euros")
+        XCTAssertEqual(french.name(of: "→"), "flèche vers la droite")
+        XCTAssertEqual(french.name(of: "é"), "latin small letter e with acute", "CLDR names no letters: Unicode's name")
+        XCTAssertEqual(CharacterSearchIndex.english.name(of: "💶"), "euro banknote")
+        // The first locale's name, the others' words; a regional locale its own file's, then its language's.
+        let germanFrench = CharacterSearchIndex.localized(["de", "fr"])
+        XCTAssertEqual(germanFrench.name(of: "❤️"), "rotes Herz")
+        XCTAssertEqual(find("herz", in: germanFrench).first, "❤️")
+        XCTAssertEqual(find("coeur", in: germanFrench).first, "❤️")
+        XCTAssertEqual(CharacterSearchIndex.localized(["de-CH"]).name(of: ")"), "schliessende Klammer")
+        XCTAssertEqual(CharacterSearchIndex.localized(["de-CH"]).name(of: "❤️"), "rotes Herz")
+        XCTAssertEqual(CharacterSearchIndex.localized(["pl"]).name(of: "❤️"), "czerwone serce")
+        XCTAssertTrue(find("milosc", in: .localized(["pl"])).contains("❤️"), "miłość, typed without its accents")
+        // Made once for a list of languages (and kept until another's is made); English for
+        // locales CLDR names nothing in.
+        let again = CharacterSearchIndex.localized(["fr"])
+        XCTAssertTrue(CharacterSearchIndex.localized(["fr-CH"]) === again)
+        XCTAssertTrue(CharacterSearchIndex.localized(["en", "eo", "my-own"]) === CharacterSearchIndex.english)
+        XCTAssertEqual(french.count, CharacterSearchIndex.english.count)
     }
 
     func testResultsKeepTheBestAndCountTheRest() {

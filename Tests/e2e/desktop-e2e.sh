@@ -178,13 +178,13 @@ order_cell() {
 # search_open: a double tap of Right Alt, the default configuration's search key
 search_open() { src_send kb "d KEY_RIGHTALT" "t 30" "u KEY_RIGHTALT" "t 60" "d KEY_RIGHTALT" "t 30" "u KEY_RIGHTALT" "t 100"; }
 # search_cells APP LAYOUT FILE: the search, with nothing but the query reaching the program:
-# euro, 1 -> €; heart, 2 -> 💌 (an emoji beyond the BMP); euro, Esc types nothing (then x)
+# euro, 1 -> €; heart, 2 -> 🤍 (an emoji beyond the BMP); euro, Esc types nothing (then x)
 search_cells() {
   local app=$1 layout=$2 file=$3
   clear "$app" "$file"; search_open; src_type kb euro; src_send kb "t 100" "d KEY_1" "u KEY_1"
   cell "$TARGET" "$app" "$layout" "search euro, 1 -> €" "€" "$file"
   clear "$app" "$file"; search_open; src_type kb heart; src_send kb "t 100" "d KEY_2" "u KEY_2"
-  cell "$TARGET" "$app" "$layout" "search heart, 2 -> 💌" "💌" "$file"
+  cell "$TARGET" "$app" "$layout" "search heart, 2 -> 🤍" "🤍" "$file"
   clear "$app" "$file"; search_open; src_type kb euro; src_send kb "t 100" "d KEY_ESC" "u KEY_ESC" "t 100"; src_type kb x
   cell "$TARGET" "$app" "$layout" "search euro, Esc: nothing" "x" "$file"
 }

@@ -222,9 +222,11 @@ open class StandardKeyboardActionHandler: KeyboardActionHandler, StandardBehavio
         feedbackHandler.triggerAudioFeedback(.system)
     }
 
-    /// Opens the picker as a search (an open callout closes first, keeping what it shows).
+    /// Opens the picker as a search (an open callout closes first, keeping what it shows), which
+    /// finds characters by their names in English and the callout locales' languages.
     open func openSearch() {
         calloutContext.close()
+        searchContext.locales = keyboardContext.locales
         searchContext.open()
         if searchContext.isOpen { feedbackHandler.triggerAudioFeedback(.system) }
     }

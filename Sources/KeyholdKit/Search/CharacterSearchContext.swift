@@ -37,12 +37,23 @@ open class CharacterSearchContext {
     /// Characters chosen before, the latest first (at most a page); kept in memory only.
     public private(set) var recent: [String] = []
     public var observers: [(CalloutEvent) -> Void] = []
-    /// The table searched: `CharacterSearchIndex.english` unless given one.
+    /// The callout locales whose languages' names and keywords it finds besides English's (the
+    /// action handler sets the configured ones as it opens).
+    public var locales = ["en"] {
+        didSet { if locales != oldValue { localizedIndex = nil } }
+    }
+    /// The table searched: `CharacterSearchIndex.localized(locales)` unless given one.
     public var index: CharacterSearchIndex {
-        get { ownIndex ?? .english }
+        get {
+            if let ownIndex { return ownIndex }
+            if let localizedIndex { return localizedIndex }
+            let index = CharacterSearchIndex.localized(locales)
+            localizedIndex = index
+            return index
+        }
         set { ownIndex = newValue }
     }
-    private var ownIndex: CharacterSearchIndex?
+    private var ownIndex: CharacterSearchIndex?, localizedIndex: CharacterSearchIndex?
     private var results = CharacterSearchResults(capacity: 10 * CharacterSearchContext.pageSize)
     /// An empty query's candidates: the recent ones, then the suggestions.
     private var emptyQueryCandidates: [String] = []
@@ -63,10 +74,11 @@ open class CharacterSearchContext {
     /// The page shown.
     public var candidates: [String] { (1...Self.pageSize).compactMap(candidate) }
 
-    /// The highlighted candidate's name (CLDR's English name, else Unicode's), "" without one.
+    /// The highlighted candidate's name (CLDR's in the first of `locales` that has one, else
+    /// Unicode's), "" without one.
     public var highlightedName: String {
         guard let text = candidate(highlighted + 1) else { return "" }
-        if query.isEmpty { return index.index(of: text).map(index.name) ?? "" }
+        if query.isEmpty { return index.name(of: text) }
         return index.name(results[page * Self.pageSize + highlighted])
     }
 

@@ -14866,1545 +14866,1546 @@ zzz
     static let letterFolds = "Àa Áa Âa Ãa Äa Åa Æae Çc Èe Ée Êe Ëe Ìi Íi Îi Ïi Ðd Ñn Òo Óo Ôo Õo Öo Øo Ùu Úu Ûu Üu Ýy Þth ßss àa áa âa ãa äa åa æae çc èe ée êe ëe ìi íi îi ïi ðd ñn òo óo ôo õo öo øo ùu úu ûu üu ýy þth ÿy Āa āa Ăa ăa Ąa ąa Ćc ćc Ĉc ĉc Ċc ċc Čc čc Ďd ďd Đd đd Ēe ēe Ĕe ĕe Ėe ėe Ęe ęe Ěe ěe Ĝg ĝg Ğg ğg Ġg ġg Ģg ģg Ĥh ĥh Ĩi ĩi Īi īi Ĭi ĭi Įi įi İi ıi Ĳij ĳij Ĵj ĵj Ķk ķk Ĺl ĺl Ļl ļl Ľl ľl Ŀl ŀl Łl łl Ńn ńn Ņn ņn Ňn ňn Ŋn ŋn Ōo ōo Ŏo ŏo Őo őo Œoe œoe Ŕr ŕr Ŗr ŗr Řr řr Śs śs Ŝs ŝs Şs şs Šs šs Ţt ţt Ťt ťt Ũu ũu Ūu ūu Ŭu ŭu Ůu ůu Űu űu Ųu ųu Ŵw ŵw Ŷy ŷy Ÿy Źz źz Żz żz Žz žz ſs Ơo ơo Ưu ưu Ǆdz ǅdz ǆdz Ǉlj ǈlj ǉlj Ǌnj ǋnj ǌnj Ǎa ǎa Ǐi ǐi Ǒo ǒo Ǔu ǔu Ǖu ǖu Ǘu ǘu Ǚu ǚu Ǜu ǜu Ǟa ǟa Ǡa ǡa Ǧg ǧg Ǩk ǩk Ǫo ǫo Ǭo ǭo ǰj Ǳdz ǲdz ǳdz Ǵg ǵg Ǹn ǹn Ǻa ǻa Ȁa ȁa Ȃa ȃa Ȅe ȅe Ȇe ȇe Ȉi ȉi Ȋi ȋi Ȍo ȍo Ȏo ȏo Ȑr ȑr Ȓr ȓr Ȕu ȕu Ȗu ȗu Șs șs Țt țt Ȟh ȟh Ȧa ȧa Ȩe ȩe Ȫo ȫo Ȭo ȭo Ȯo ȯo Ȱo ȱo Ȳy ȳy Ḁa ḁa Ḃb ḃb Ḅb ḅb Ḇb ḇb Ḉc ḉc Ḋd ḋd Ḍd ḍd Ḏd ḏd Ḑd ḑd Ḓd ḓd Ḕe ḕe Ḗe ḗe Ḙe ḙe Ḛe ḛe Ḝe ḝe Ḟf ḟf Ḡg ḡg Ḣh ḣh Ḥh ḥh Ḧh ḧh Ḩh ḩh Ḫh ḫh Ḭi ḭi Ḯi ḯi Ḱk ḱk Ḳk ḳk Ḵk ḵk Ḷl ḷl Ḹl ḹl Ḻl ḻl Ḽl ḽl Ḿm ḿm Ṁm ṁm Ṃm ṃm Ṅn ṅn Ṇn ṇn Ṉn ṉn Ṋn ṋn Ṍo ṍo Ṏo ṏo Ṑo ṑo Ṓo ṓo Ṕp ṕp Ṗp ṗp Ṙr ṙr Ṛr ṛr Ṝr ṝr Ṟr ṟr Ṡs ṡs Ṣs ṣs Ṥs ṥs Ṧs ṧs Ṩs ṩs Ṫt ṫt Ṭt ṭt Ṯt ṯt Ṱt ṱt Ṳu ṳu Ṵu ṵu Ṷu ṷu Ṹu ṹu Ṻu ṻu Ṽv ṽv Ṿv ṿv Ẁw ẁw Ẃw ẃw Ẅw ẅw Ẇw ẇw Ẉw ẉw Ẋx ẋx Ẍx ẍx Ẏy ẏy Ẑz ẑz Ẓz ẓz Ẕz ẕz ẖh ẗt ẘw ẙy ẛs ẞss Ạa ạa Ảa ảa Ấa ấa Ầa ầa Ẩa ẩa Ẫa ẫa Ậa ậa Ắa ắa Ằa ằa Ẳa ẳa Ẵa ẵa Ặa ặa Ẹe ẹe Ẻe ẻe Ẽe ẽe Ếe ếe Ềe ềe Ểe ểe Ễe ễe Ệe ệe Ỉi ỉi Ịi ịi Ọo ọo Ỏo ỏo Ốo ốo Ồo ồo Ổo ổo Ỗo ỗo Ộo ộo Ớo ớo Ờo ờo Ởo ởo Ỡo ỡo Ợo ợo Ụu ụu Ủu ủu Ứu ứu Ừu ừu Ửu ửu Ữu ữu Ựu ựu Ỳy ỳy Ỵy ỵy Ỷy ỷy Ỹy ỹy"
 
     /// One character a line, best first: TEXT<TAB>NAME<TAB>PHRASES (word ids in base 36,
-    /// `,` between phrases, ` ` between words; NAME empty where it is the first phrase's words).
+    /// its names, then `;` and its keywords; `,` between phrases, ` ` between words; NAME empty
+    /// where it is the first phrase's words).
     static let characters = #"""
-🐂		8bw,3fs,a4i,be8
-🕉️		893,893 9zz,5wg,910
-¥	yen	b6w 9l5,b6w,3vj,419,6cu,b8v
-₩	won	b1a 9l5,b1a,6n5,6nd
-☀️		9xl,3br 9xl b0w 8zj,3et,8zj,9xq
-♌	Leo	6tx,6w9,be8
-🌫️		5bc,3si
+🐂		8bw;3fs,a4i,be8
+🕉️		893,893 9zz;5wg,910
+¥	yen	b6w 9l5,b6w;3vj,419,6cu,b8v
+₩	won	b1a 9l5,b1a;6n5,6nd
+☀️		9xl,3br 9xl b0w 8zj;3et,8zj,9xq
+♌	Leo	6tx;6w9,be8
+🌫️		5bc;3si
 🐀		8za
 🐄		3z9
-🐈		3kk,8j3
-🐏		8yw,2ub,783,9h9,be8
-🐑	ewe	9h9,4q6,58a
-🐕		4ex,8j3
-🐖		8kx,9q2
-🐛		3fk,677
-🐜		2s6,677
-👁️		4r4,3ck
-👂		4k4,3ck
-👦		3ds,b8h
-👨		78a,2mw
-💤	ZZZ	9ne 9zz,bg3,3wg,5n6 7ux,9nd
-📀		4ho,3ca 8zh,3wy,4dg,8a4
-🔑		6i4,6xd,8gc
-🖊️		8hs,6yj 6tc 35b 8hs,35b
-🚌		3gh,at0
-🛏️		38e,60o,9nd
-🛖		61t,60s,95c,b9c
-🥚		4l0,3ee,5bp
-🥧		8kn,59a,8ge
-🦇		36j,as4
-🦉		8bv,3b5,b0t
-🦊	fox	5cl 56a,5cl,56a
-🦵		6tf,6jl,6vq
-🧊	ice	642 40l,642,3w1,643
-🧝		4me,777
-🧬	dna	4en 4fs 5uk,4en,3b2,4q4,5ij,5im,6vb
-🪓		2xv,3pg,5t7,9rc,b1c
-🪰		5b8,4da,775,8j1,958
-🫙		6a5,3x4,3xt,4n0,9bt,9v9
+🐈		3kk;8j3
+🐏		8yw;2ub,783,9h9,be8
+🐑	ewe	9h9,4q6;58a
+🐕		4ex;8j3
+🐖		8kx;9q2
+🐛		3fk;677
+🐜		2s6;677
+👁️		4r4;3ck
+👂		4k4;3ck
+👦		3ds;b8h
+👨		78a;2mw
+💤	ZZZ	9ne 9zz,bg3;3wg,5n6 7ux,9nd
+📀		4ho;3ca 8zh,3wy,4dg,8a4
+🔑		6i4;6xd,8gc
+🖊️		8hs,6yj 6tc 35b 8hs;35b
+🚌		3gh;at0
+🛏️		38e;60o,9nd
+🛖		61t;60s,95c,b9c
+🥚		4l0;3ee,5bp
+🥧		8kn;59a,8ge
+🦇		36j;as4
+🦉		8bv;3b5,b0t
+🦊	fox	5cl 56a,5cl;56a
+🦵		6tf;6jl,6vq
+🧊	ice	642 40l,642;3w1,643
+🧝		4me;777
+🧬	dna	4en 4fs 5uk,4en;3b2,4q4,5ij,5im,6vb
+🪓		2xv;3pg,5t7,9rc,b1c
+🪰		5b8;4da,775,8j1,958
+🫙		6a5;3x4,3xt,4n0,9bt,9v9
 ¢	cent	3m3 9l5,3m3
-₤	lira	6wg 9l5,6wg,419
-₥	mill	7g0 9l5,7g0,7fw
-€	euro	4pu 9l5,4pu,419,4pt
+₤	lira	6wg 9l5,6wg;419
+₥	mill	7g0 9l5,7g0;7fw
+€	euro	4pu 9l5,4pu;419,4pt
 ₱	peso	8j0 9l5,8j0
-♭	flat	7kx 5ae 9l5,5ae,394,7kx,7yy
-⚙️		5i5,3vx,3vy,ac7
-⛏️		8kh,7ge,ac7
-⛺		a5z,3iw
-➕	plus	5u6 8n0 9l5,8n0,7a3,9l5
+♭	flat	7kx 5ae 9l5,5ae;394,7kx,7yy
+⚙️		5i5;3vx,3vy,ac7
+⛏️		8kh;7ge,ac7
+⛺		a5z;3iw
+➕	plus	5u6 8n0 9l5,8n0;7a3,9l5
 ⭐	star	azy 7c1 9u1,9u1
-﷼	rial	92t 9l5,92t,419
-🌮		a2m,7du
-🌹		950,5b0
-🌿		5uw,6t2
-🍐		8hb,5dc
-🍢		887,6gw,9dg,9ms,9ur
-🍶	sake	99x 3de 2r6 40w,99x,35u,39p,3de,40w,4ge
-🎿	skis	9mt 2r6 9mt 3d0,9mx,9mt,9om
-🏦		35p,3fn
-🐐		5mr,3jm,be8
-🐗		3ch,8kx
-🐟		59t,8lt,be8
+﷼	rial	92t 9l5,92t;419
+🌮		a2m;7du
+🌹		950;5b0
+🌿		5uw;6t2
+🍐		8hb;5dc
+🍢		887;6gw,9dg,9ms,9ur
+🍶	sake	99x 3de 2r6 40w,99x;35u,39p,3de,40w,4ge
+🎿	skis	9mt 2r6 9mt 3d0,9mx;9mt,9om
+🏦		35p;3fn
+🐐		5mr;3jm,be8
+🐗		3ch;8kx
+🐟		59t;8lt,be8
 🐦		3b5
-🐸	frog	5d6 56a,5d6,56a
-🐺	wolf	b14 56a,b14,56a
-🐻	bear	384 56a,384,56a
-👀		4rb,4r4,56a
-👃		7yt,3ck
-👧		5lw,aup,b8h,be8
-👶		346,b8h
-👹	ogre	6a4 88l,88l,3zi,56a,56y a3b,57a,7i3
-💊		8l4,4es,7by,9kn
-💍		93f,4bi
-💏		6kh,3z6
-💣		3cq,3wg
-💺		9dk,3mv
-📝		7cr,8ht
+🐸	frog	5d6 56a,5d6;56a
+🐺	wolf	b14 56a,b14;56a
+🐻	bear	384 56a,384;56a
+👀		4rb;4r4,56a
+👃		7yt;3ck
+👧		5lw;aup,b8h,be8
+👶		346;b8h
+👹	ogre	6a4 88l,88l;3zi,56a,56y a3b,57a,7i3
+💊		8l4;4es,7by,9kn
+💍		93f;4bi
+💏		6kh;3z6
+💣		3cq;3wg
+💺		9dk;3mv
+📝		7cr;8ht
 🔔		38z
 🔗	link	6w6 9zz,6w6
-🔥		59l,5aa,ac7
-🕊️		4fw,4fw 88d 8h4,3b5,5b8,8h4
+🔥		59l;5aa,ac7
+🕊️		4fw,4fw 88d 8h4;3b5,5b8,8h4
 🕳️		5zn
-🗿	moai	7j7,7h2,56a,9ub
-🚊		adg,aex
-🚕		a4p,at0
-🚢		9ia,3cj,8g7
+🗿	moai	7j7,7h2;56a,9ub
+🚊		adg;aex
+🚕		a4p;at0
+🚢		9ia;3cj,8g7
 🚪		4fk
-🛷		9nb,9nc,9ng
-🥁	drum	4gn b0w 4gp,4gn,4gp,7kx
-🥻		9bg,3sh,4gc
-🦀		3zd,3j3,be8
-🦁	lion	6w9 56a,6w9,56a,6tx,be8
-🦆		4gu,3b5
+🛷		9nb;9nc,9ng
+🥁	drum	4gn b0w 4gp,4gn;4gp,7kx
+🥻		9bg;3sh,4gc
+🦀		3zd;3j3,be8
+🦁	lion	6w9 56a,6w9;56a,6tx,be8
+🦆		4gu;3b5
 🦌		48s
-🦢		9z4,3b5,423,am0 4gv
-🦤		4ev,4qw,6ry,7aa
-🦭		9di,9df 6w9
-🦲	bald	4mv 3wt 355,355,3o5,5rs,7y7 5rp,9gw
-🦴		3cr,9mo
-🦶		5br,6jl,9v2
-🧂	salt	9ag 9ga,9ag,3x4,9ga
-🧉	mate	7a1 4ge,7a1,4ge
-🧑‍🍳		3y9,3nw
-🧙		774,9pn,9po,b0v,b10
-🧥		3vn,69t
-🧶	yarn	357 88d b63,b63,357,3zt,6lh
-🧼	soap	35u 88d 9ot,9ot,35u,36n,3rq,6s8,9ou
-🪁		6kl,5b8,9ov
-🪙		3vz,5mw,7dh,7hn,9li,adt
-🪝		601,3km,3zy,41d,4nq,9e9 8ng
-🪢		6lk,94z,a3u,a9k,aj1,aj3
-🪨		949,3dg,5u6,9p9,9v3
-🪱		b1o,2rz,4ka,8fg
-🪵		b1c,6xi,6z4,aa2
+🦢		9z4;3b5,423,am0 4gv
+🦤		4ev;4qw,6ry,7aa
+🦭		9di;9df 6w9
+🦲	bald	4mv 3wt 355,355;3o5,5rs,7y7 5rp,9gw
+🦴		3cr;9mo
+🦶		5br;6jl,9v2
+🧂	salt	9ag 9ga,9ag;3x4,9ga
+🧉	mate	7a1 4ge,7a1;4ge
+🧑‍🍳		3y9;3nw
+🧙		774;9pn,9po,b0v,b10
+🧥		3vn;69t
+🧶	yarn	357 88d b63,b63;357,3zt,6lh
+🧼	soap	35u 88d 9ot,9ot;35u,36n,3rq,6s8,9ou
+🪁		6kl;5b8,9ov
+🪙		3vz;5mw,7dh,7hn,9li,adt
+🪝		601;3km,3zy,41d,4nq,9e9 8ng
+🪢		6lk;94z,a3u,a9k,aj1,aj3
+🪨		949;3dg,5u6,9p9,9v3
+🪱		b1o;2rz,4ka,8fg
+🪵		b1c;6xi,6z4,aa2
 ,		3wi
-/	slash	9pa,9n7,87p,9vy,auq,azn
+/	slash	9pa,9n7;87p,9vy,auq,azn
 :		3w7
-=	equal	4of 9l5,4od,4of
+=	equal	4of 9l5,4od;4of
 ~		a9w
-£	pound	8oy 9l5,8oy,419,4l4,5hy
+£	pound	8oy 9l5,8oy;419,4l4,5hy
 ′		8q0
 ‸		3jx
-₨	rupee	971 9l5,971,419
-₽	ruble	96e 9l5,96e,419
-∇		7nh,ae5
-∠		2rf,2mf
-∪		anj,3w4,9f7
+₨	rupee	971 9l5,971;419
+₽	ruble	96e 9l5,96e;419
+∇		7nh;ae5
+∠		2rf;2mf
+∪		anj;3w4,9f7
 ∶		8zd
-⌚		ayi,3s7
-☁️		3si,az1
-☄️		3wf,9q9
-♈	Aries	2ub,8yw,be8
-♍	Virgo	aup,be8
-♎	Libra	6v0,354,6di,9cf,be8
-♯	sharp	7kx 9gr 9l5,9gr,4bu,4bw,7kx,7yy
-⛴️		58j,3cj,8g7
-⛷️		9mu,9mt,9om
-➖	minus	5u6 7gi 9l5,7gi,7a3,9l5
-🃏	joker	8mj 3js 3br 6cg,6cg,3js,5gp,b0e
-🌁		5bd,5bc
-🌷		ahm,5b0
-🍈		7ck,5dc
-🍋		6tq,3r6,5dc
-🍑		8h5,5dc
-🍕	pizza	9ni 88d 8m2,8m2,3nv,9ni
-🍞		3ec,6x9
-🍡		468,4a8,6a4,9ms,9ur,9zc
+⌚		ayi;3s7
+☁️		3si;az1
+☄️		3wf;9q9
+♈	Aries	2ub;8yw,be8
+♍	Virgo	aup;be8
+♎	Libra	6v0;354,6di,9cf,be8
+♯	sharp	7kx 9gr 9l5,9gr;4bu,4bw,7kx,7yy
+⛴️		58j;3cj,8g7
+⛷️		9mu;9mt,9om
+➖	minus	5u6 7gi 9l5,7gi;7a3,9l5
+🃏	joker	8mj 3js 3br 6cg,6cg;3js,5gp,b0e
+🌁		5bd;5bc
+🌷		ahm;5b0
+🍈		7ck;5dc
+🍋		6tq;3r6,5dc
+🍑		8h5;5dc
+🍕	pizza	9ni 88d 8m2,8m2;3nv,9ni
+🍞		3ec;6x9
+🍡		468;4a8,6a4,9ms,9ur,9zc
 🍣		9ym
-🍬		3j9,4a8,9zc
-🏠	house	60s 3fn,60s,5zr
-🏨		60o,3fn
+🍬		3j9;4a8,9zc
+🏠	house	60s 3fn,60s;5zr
+🏨		60o;3fn
 🏷️		6qf
 🐁		7iy
 🐅		a9o
 🐋		azo
 🐌		9od
-🐍		9oe,387,89z,9f2,be8
-🐎		60h,4oh,8y3,8y4
-🐨		6lp,56a,79i
-🐪	camel	4gh 3is,3is,4gh,61d
-🐼	panda	8e9 56a,8e9,56a
-👄		7j0,6wb
-👑		407,3sh,6k1,8vj
-👖		6ad,3sh,8eo,af7
-👗		4gc,3sh
-👛		8sf,3sh,3vz
-👩		b16,2mw
-👻		5l5,3zi,56a,56y a3b,57a,7i3
-👽	alien	4r0 2pn,2pn,3zi,4r0,56a,57a,alx
-💀		9n0,48c,56a,56y a3b,7i3
+🐍		9oe;387,89z,9f2,be8
+🐎		60h;4oh,8y3,8y4
+🐨		6lp;56a,79i
+🐪	camel	4gh 3is,3is;4gh,61d
+🐼	panda	8e9 56a,8e9;56a
+👄		7j0;6wb
+👑		407;3sh,6k1,8vj
+👖		6ad;3sh,8eo,af7
+👗		4gc;3sh
+👛		8sf;3sh,3vz
+👩		b16;2mw
+👻		5l5;3zi,56a,56y a3b,57a,7i3
+👽	alien	4r0 2pn,2pn;3zi,4r0,56a,57a,alx
+💀		9n0;48c,56a,56y a3b,7i3
 💂	guard	5pd,5pb
-💫	dizzy	4e4 9zz,4e4,3wg,9u1
-📚		3cx,3cu
+💫	dizzy	4e4 9zz,4e4;3wg,9u1
+📚		3cx;3cu
 📟		8d0
-📻		8y9,atz
-🕋		6e8,68v,7kz,910
-🗜️		3re,3wx,3wv,ac7,atv
-🚆		adf,8yq
-🚇		7do,9x0
-🛞		azq,3qu,aak,ai7
-🛶		3je,3cj
-🤖	robot	947 56a,947,56a,7i3
-🥄		9rj,a2i
-🥓		34e,3ee,5bp,7bo
-🥭		78j,5dc,af5
-🥯		34o,351,3ee,9cn
-🥷		7vd,591,5w0,9uh
-🦅		4k2,3b5
-🦈		9gq,59t
-🦑		9s3,5bp,7hj
-🦓	zebra	bc3 56a,bc3,9vx
-🦖	T-Rex	a0w 92h,ajl 92h
-🦙		6x0,2q3,5p9,atx,b1e
-🦥		9nu,6sr,9ny
-🦦		8b3,59w,8mh
-🦨		9n2,9ux
-🦬		3bf,3fj,5ux,b0u
-🦷		aca,49n
-🧅		89h,5ai
-🧌		aev,56y a3b,57a,7i3
-🧑‍⚖️		6cx,6di,9cf
-🧑‍✈️		8l6,8mb
-🧒		3os,5ii 7rl,anv 5ii,b8h
-🧚		56y,87l,8rn,aas
-🧞		5in,4eb
-🧠		3e3,67g
-🧣		9cj,7qq
-🧦		9oz,9v1
-🧱		3en,3eo,3ro,7ij,axw
-🧹		3f2,3rq,9zb,b0v
-🩻	x-ray	b2q 8zh,3cs,4es,7bx,9mo
-🪀	yo-yo	b84 b84,5b3,ad1
-🪑		3mv,9dk,9m7
-🪒		8zk,9gr,9gu
-🪕		35o,7kx,9vw
-🪬		5s8,2qx,57p,5sc,79p,7go,8qz
-🪷		6yc,3fh,5b0,5wh,66b,8sc,au5
-🪸		3yl,87y,90e
-🫁		6z7,3ei,4qg,66s,8ae,91v
-🫒		892,5bp
-🫘		383,5bp,6jn,6tk
-$	dollar	4f5 9l5,4f5,7hn,8j0,aos
-.	period	5dm 9v4,8ih,4fo
-°	degree	48v 9l5,48v,60q,8qo
-‐		62x,46k
-•		3ft,4fo
-♉	Taurus	a4i,3fs,8bw,be8
-♊	Gemini	5ig,aj2,be8
-♋	Cancer	3j3,3zd,be8
-♓	Pisces	8lt,59t,be8
-⚓		2r4,9ia,ac7
-⚰️		3vw,48c
-⛓️		3mu,3mt
-⛪		3q4,3po,400,910
+📻		8y9;atz
+🕋		6e8;68v,7kz,910
+🗜️		3re,3wx;3wv,ac7,atv
+🚆		adf;8yq
+🚇		7do;9x0
+🛞		azq;3qu,aak,ai7
+🛶		3je;3cj
+🤖	robot	947 56a,947;56a,7i3
+🥄		9rj;a2i
+🥓		34e;3ee,5bp,7bo
+🥭		78j;5dc,af5
+🥯		34o;351,3ee,9cn
+🥷		7vd;591,5w0,9uh
+🦅		4k2;3b5
+🦈		9gq;59t
+🦑		9s3;5bp,7hj
+🦓	zebra	bc3 56a,bc3;9vx
+🦖	T-Rex	a0w 92h;ajl 92h
+🦙		6x0;2q3,5p9,atx,b1e
+🦥		9nu;6sr,9ny
+🦦		8b3;59w,8mh
+🦨		9n2;9ux
+🦬		3bf;3fj,5ux,b0u
+🦷		aca;49n
+🧅		89h;5ai
+🧌		aev;56y a3b,57a,7i3
+🧑‍⚖️		6cx;6di,9cf
+🧑‍✈️		8l6;8mb
+🧒		3os;5ii 7rl,anv 5ii,b8h
+🧚		56y;87l,8rn,aas
+🧞		5in;4eb
+🧠		3e3;67g
+🧣		9cj;7qq
+🧦		9oz;9v1
+🧱		3en;3eo,3ro,7ij,axw
+🧹		3f2;3rq,9zb,b0v
+🩻	x-ray	b2q 8zh;3cs,4es,7bx,9mo
+🪀	yo-yo	b84 b84;5b3,ad1
+🪑		3mv;9dk,9m7
+🪒		8zk;9gr,9gu
+🪕		35o;7kx,9vw
+🪬		5s8;2qx,57p,5sc,79p,7go,8qz
+🪷		6yc;3fh,5b0,5wh,66b,8sc,au5
+🪸		3yl;87y,90e
+🫁		6z7;3ei,4qg,66s,8ae,91v
+🫒		892;5bp
+🫘		383;5bp,6jn,6tk
+$	dollar	4f5 9l5,4f5;7hn,8j0,aos
+.	period	5dm 9v4,8ih;4fo
+°	degree	48v 9l5,48v;60q,8qo
+‐		62x;46k
+•		3ft;4fo
+♉	Taurus	a4i;3fs,8bw,be8
+♊	Gemini	5ig;aj2,be8
+♋	Cancer	3j3;3zd,be8
+♓	Pisces	8lt;59t,be8
+⚓		2r4;9ia,ac7
+⚰️		3vw;48c
+⛓️		3mu;3mt
+⛪		3q4;3po,400,910
 ✏️		8ht
-➗	divide	5u6 4dz 9l5,4ds,4dz,7a3,9l5
-🌇	sunset	9xt 8bj 3fo,9xt,4hi,9xl
-🌵		3i8,8md
-🍅		abv,5dc,asy
-🍇		5nz,5dc,5ny
-🍌		35i,5dc
-🍪		3yb,4a8,9zc
-🎀		92u,3lx
-🎦		3qr,3it,59b,7j5
-🎫		a9i,2mt
-🎸		5po,67b,7kx
-🎻		auk,67b,7kx
-🎾	tennis	a5v 8y5 2r6 357,a5v,357,8y5
-🏆		af4,8qa
+➗	divide	5u6 4dz 9l5,4ds;4dz,7a3,9l5
+🌇	sunset	9xt 8bj 3fo,9xt;4hi,9xl
+🌵		3i8;8md
+🍅		abv;5dc,asy
+🍇		5nz;5dc,5ny
+🍌		35i;5dc
+🍪		3yb;4a8,9zc
+🎀		92u;3lx
+🎦		3qr;3it,59b,7j5
+🎫		a9i;2mt
+🎸		5po;67b,7kx
+🎻		auk;67b,7kx
+🎾	tennis	a5v 8y5 2r6 357,a5v;357,8y5
+🏆		af4;8qa
 🏘️		60t,60s 3fo
 🏜️		4a3
-🏫		9cp,3fn
-🏰	castle	4pw 3kj,3kj,4pw
-🐇		8y1,3g0,8j3
-🐉		4g7,56y a3b
+🏫		9cp;3fn
+🏰	castle	4pw 3kj,3kj;4pw
+🐇		8y1;3g0,8j3
+🐉		4g7;56y a3b
 🐒		7ht
-🐢		aib,a65,ack
-🐩		8o6,4ex
-👅		ac4,3ck
-👘		6jy,3sh
-👙		3am,3sh,9zg
+🐢		aib;a65,ack
+🐩		8o6;4ex
+👅		ac4;3ck
+👘		6jy;3sh
+👙		3am;3sh,9zg
 👪		576
-👺	goblin	6a4 5ms,5ms,3zi,56a,56y a3b,57a,7i3
-💻	laptop	8it 3wy,6rw,3wy,8h0,8it
-📒		6t7,7yz
-📜		9d8,8ew
-📧	e-mail	4ip 77l 9zz,4ip 77l,4mo,6u8,77l
-📷		3it,atz
-🔒	locked	6xd,6xe,3sa
-🔧		b1w,9qg,ac7
-🔨		5s7,ac7
-🕌		7il,68v,7kz,910
-🕯️		3j5,6vh
-🕷️		9r1,677
+👺	goblin	6a4 5ms,5ms;3zi,56a,56y a3b,57a,7i3
+💻	laptop	8it 3wy,6rw;3wy,8h0,8it
+📒		6t7;7yz
+📜		9d8;8ew
+📧	e-mail	4ip 77l 9zz,4ip 77l;4mo,6u8,77l
+📷		3it;atz
+🔒	locked	6xd,6xe;3sa
+🔧		b1w;9qg,ac7
+🔨		5s7;ac7
+🕌		7il;68v,7kz,910
+🕯️		3j5;6vh
+🕷️		9r1;677
 🖍️		3zf,6yj 6tc 3zf
-🗡️		45h,45h 6lf,6lf,ayy
-🚀		94a,9q9
+🗡️		45h,45h 6lf;6lf,ayy
+🚀		94a;9q9
 🚽		abr
-🚿		9j3,ayj
-🛡️		9hy,ayy
-🤳		9e8,3it,8k4
+🚿		9j3;ayj
+🛡️		9hy;ayy
+🤳		9e8;3it,8k4
 🤴		8q1
-🥔		8ot,5bp,asy
-🥕		3k9,5bp,asy
-🦃		ai2,3b5
-🦎		6wu,91h
-🦐		9jb,5bp,9hf,9o2
-🦜		8ft,3b5,8lq,a3g
-🦡		34j,5zv 34j,8j2
-🦪		8c3,4dy,8hc
-🦫		38b,45w
-🧄		5h5,5ai
-🧇		axp,3ee,668,68l
-🧈		3gn,45p
-🧑	person	2mw,8is,5ii 7rl,anv 5ii
-🧑‍🌾		57e,5h4,8z2
-🧑‍🎤		9lu,2md,4nv,949,9u1
-🧑‍🎨		2v8,8dk
-🧜‍♂️		7d7,aeq
-🧟		be9,an0,axv 489
-🧤		5mi,5sc
-🧮		2lm,3ij
-🧲		778,2wz,60i,779
-🧵	thread	9ri 88d a8q,a8q,7qu,9fh,9ri,9vv
-🧺		36g,57f,6sj,8kl
-🧽		9rh,2lv,3rq,8of
-🩲		3es,36n 9xc,89e 8ko,9zj,ana
-🩳		9iy,36n 9xc,8eo,ana
-🩼		40b,3ja,4d1,61q,7h4 2od,9ur
-🪅	piñata	8la,3lx,8fz
-🪜		6qn,3ry,96s,9un
-🪞		7gq,90g,90h,9qs
-🪟		b0i,5cq,5d0 2ok,89x,adk,au7
-🪣		3fe,3kg,8d6,ask
-🪲		38k,3fk,677
-🫔		a3k,7du,b1u
-🫕		5bl,3nv,3pd,7cm,8or,9zl
-🫖		a50,4ge,8or,a4x
-%	percent	8ib 9l5,8ib,8ia 3m3
-@	at-sign	3wj 2wd,2wd 9l5,2qu,2un,2ux,2wd 79b,9w2
-§	section	9dp 9l5,9dp,8f4,8fu,9ld
-–		4n1 46k,46k,4n1
-—		4mn 46k,46k,4mn
-₳	austral	2x9 9l5,2x9,2tm,419
-₿	bitcoin	3bj 9l5,3bj,3fa
-∀		5by 2pt,2pt,2sm,5m2,ann
-∣		4dw,4e0
-∵		38c,6xj
+🥔		8ot;5bp,asy
+🥕		3k9;5bp,asy
+🦃		ai2;3b5
+🦎		6wu;91h
+🦐		9jb;5bp,9hf,9o2
+🦜		8ft;3b5,8lq,a3g
+🦡		34j;5zv 34j,8j2
+🦪		8c3;4dy,8hc
+🦫		38b;45w
+🧄		5h5;5ai
+🧇		axp;3ee,668,68l
+🧈		3gn;45p
+🧑	person	2mw,8is;5ii 7rl,anv 5ii
+🧑‍🌾		57e;5h4,8z2
+🧑‍🎤		9lu;2md,4nv,949,9u1
+🧑‍🎨		2v8;8dk
+🧜‍♂️		7d7;aeq
+🧟		be9;an0,axv 489
+🧤		5mi;5sc
+🧮		2lm;3ij
+🧲		778;2wz,60i,779
+🧵	thread	9ri 88d a8q,a8q;7qu,9fh,9ri,9vv
+🧺		36g;57f,6sj,8kl
+🧽		9rh;2lv,3rq,8of
+🩲		3es;36n 9xc,89e 8ko,9zj,ana
+🩳		9iy;36n 9xc,8eo,ana
+🩼		40b;3ja,4d1,61q,7h4 2od,9ur
+🪅	piñata	8la;3lx,8fz
+🪜		6qn;3ry,96s,9un
+🪞		7gq;90g,90h,9qs
+🪟		b0i;5cq,5d0 2ok,89x,adk,au7
+🪣		3fe;3kg,8d6,ask
+🪲		38k;3fk,677
+🫔		a3k;7du,b1u
+🫕		5bl;3nv,3pd,7cm,8or,9zl
+🫖		a50;4ge,8or,a4x
+%	percent	8ib 9l5,8ib;8ia 3m3
+@	at-sign	3wj 2wd,2wd 9l5;2qu,2un,2ux,2wd 79b,9w2
+§	section	9dp 9l5,9dp;8f4,8fu,9ld
+–		4n1 46k;46k,4n1
+—		4mn 46k;46k,4mn
+₳	austral	2x9 9l5,2x9;2tm,419
+₿	bitcoin	3bj 9l5,3bj;3fa
+∀		5by 2pt;2pt,2sm,5m2,ann
+∣		4dw;4e0
+∵		38c;6xj
 ≬		39o
-⊥		ao2 a2l,4kw,574,a2l
-◊		6yn,4bi,92p
-☃️		9oq,3w1,9om
-♏	Scorpio	9cz,9cx,9cy,be8
-⚗️		2pf,3o4,ac7
+⊥		ao2 a2l;4kw,574,a2l
+◊		6yn;4bi,92p
+☃️		9oq;3w1,9om
+♏	Scorpio	9cz,9cx;9cy,be8
+⚗️		2pf;3o4,ac7
 ⚠️		ay9,ay9 9l5
 ❇️		9qh
-🌀		422,4e4,61p,aj5,ajj
-🌅		9xr,7ig,9xl
-🌈		8ys,8yr
-🌋		avd,4oz,7iw
-🌪️		aci,3si b0w aci,3si,azu
-🌭		60k 4ex,5cv,60n,9c0
-🌯		3gd,7du,b1t
-🌼		3c5,5b0
-🍮		41i,4a8,8ro,9zc
-🍳		3yc,3ee,4l0,5dd,8e3
+🌀		422;4e4,61p,aj5,ajj
+🌅		9xr;7ig,9xl
+🌈		8ys;8yr
+🌋		avd;4oz,7iw
+🌪️		aci,3si b0w aci;3si,azu
+🌭		60k 4ex;5cv,60n,9c0
+🌯		3gd;7du,b1t
+🌼		3c5;5b0
+🍮		41i;4a8,8ro,9zc
+🍳		3yc;3ee,4l0,5dd,8e3
 🍿		8ob
-🎈		359,3lx
-🎩		acc 5t5,3sh,5t5,acc,ace
-🎳		3do,357,5gp
-🎺		afb,67b,7kx
+🎈		359;3lx
+🎩		acc 5t5;3sh,5t5,acc,ace
+🎳		3do;357,5gp
+🎺		afb;67b,7kx
 🏕️		3iw
 🏟️		9tr
-🏭		56j,3fn
-🏵️		951,8md
-🏺		2qv,2tk,3yc,4ge,6d1,be8
+🏭		56j;3fn
+🏵️		951;8md
+🏺		2qv;2tk,3yc,4ge,6d1,be8
 🐆		6tz
-🐓		94w,3b5
-🐔		3on,3b5
+🐓		94w;3b5
+🐔		3on;3b5
 🐙		885
-🐧		8hw,3b5
-🐬		4f7,5ar
-🐹	hamster	5s9 56a,5s9,56a,8j3
-👌	OK hand	88u 5sc 9l5,88u 5sc,5sc,88u
-👓	glasses	4r8,5m9,3sh,4r4,4rc
-👔		7qs,3sh,a9k
-👕	t-shirt	a0w 9ie,3sh,9ie,ag1
-👜		5sd,34l,3sh,8sf
-👴	old man	88z 78a,88y 78a,2mw,78a,88y
-💉		a0f,7by,7qu,9iz,9kn
-💐		3dj,5b0
-💒		az3,3n7,94p
-💧		4gk,3w1,3wg,4gj,9z8
-📌		8sj,8l7
-📦		8cs,3dq,8fh
-📮		8op,77l,77m
+🐧		8hw;3b5
+🐬		4f7;5ar
+🐹	hamster	5s9 56a,5s9;56a,8j3
+👌	OK hand	88u 5sc 9l5,88u 5sc;5sc,88u
+👓	glasses	4r8,5m9;3sh,4r4,4rc
+👔		7qs;3sh,a9k
+👕	t-shirt	a0w 9ie;3sh,9ie,ag1
+👜		5sd;34l,3sh,8sf
+👴	old man	88z 78a,88y 78a;2mw,78a,88y
+💉		a0f;7by,7qu,9iz,9kn
+💐		3dj;5b0
+💒		az3;3n7,94p
+💧		4gk;3w1,3wg,4gj,9z8
+📌		8sj;8l7
+📦		8cs;3dq,8fh
+📮		8op;77l,77m
 🔋		36q
-🕎	menorah	7cx b0w 7va 3e6,7cx,3j4,3j6,910
-🖨️		8q5,3wy
-🗝️		88y 6i4,3so,6i4,6xd,88y
-🚉		9ua,8yq,adf
-🚐		7g9,3gh
-🚜		ad8,at0
-🚲		3ab,3ak
-🛁		36p,36l
+🕎	menorah	7cx b0w 7va 3e6,7cx;3j4,3j6,910
+🖨️		8q5;3wy
+🗝️		88y 6i4;3so,6i4,6xd,88y
+🚉		9ua;8yq,adf
+🚐		7g9;3gh
+🚜		ad8;at0
+🚲		3ab;3ak
+🛁		36p;36l
 🛃		41k
-🥑		2xm,5bp,5dc
-🥜		8ha,5bp,82q,8h9,asy
-🥥		3vq,8dp,8l8 3w0
-🥨		8py,aj4
-🥽		5mt,4r4 8qz,9zi,aza
-🦄	unicorn	ang 56a,ang,56a
+🥑		2xm;5bp,5dc
+🥜		8ha;5bp,82q,8h9,asy
+🥥		3vq;8dp,8l8 3w0
+🥨		8py;aj4
+🥽		5mt;4r4 8qz,9zi,aza
+🦄	unicorn	ang 56a,ang;56a
 🦍		5nh
-🦒	giraffe	5lv 56a,5lv,9rn
-🦗		3zq,5o4
-🦚		8h6,3b5,8au,8h7,8r3
-🦝		8y2,413,9o1
-🦞		6xa,3bg,3rn,9dg
-🦠		7fc,2qr,34f,aus
-🦣		789,4qw,6ry,aie,b1f
-🧁		40x,351,9zc
-🧆		570,3oo,7bp
-🧑‍🎓		9w4,5nr
-🧑‍🏫		a4y,67a,8qe
-🧛		as4,4g5,an0
-🧜‍♀️		7d6,7da
-🧝‍♂️		78a 4me,777
-🧭		3wn,779,7om,8af
-🧰		ac8,3oe,7bq,ac7
-🧳		6yy,8ct,adq
-🧾		8zv,2m8,3cv,4q2,8qo
-🪠		8my,5c0 40w,8mv,9x6,abr
-🪧		8m5,49f,8ki,8r0,9l5
-🪶		57x,3b5,5ap,6vh,8mu
-🫧		3fd,3gc,3rp,9ot,an9
-*		2w1,9u1,b0e
-_		6yi 6w0,46k,6w0,6yi 46k,an5,an7
-¬	negation	7yu 9l5,7qw,7yu
-…	ellipsis	60b 4mj,4mj,4fq,899
-‾		8bq,8bs,auh
-⁂		2w3,4cq,9u5
-₢	cruzeiro	40c 9l5,40c,3ea,419
-₷	spesmilo	9qx 9l5,9qx,419
+🦒	giraffe	5lv 56a,5lv;9rn
+🦗		3zq;5o4
+🦚		8h6;3b5,8au,8h7,8r3
+🦝		8y2;413,9o1
+🦞		6xa;3bg,3rn,9dg
+🦠		7fc;2qr,34f,aus
+🦣		789;4qw,6ry,aie,b1f
+🧁		40x;351,9zc
+🧆		570;3oo,7bp
+🧑‍🎓		9w4;5nr
+🧑‍🏫		a4y;67a,8qe
+🧛		as4;4g5,an0
+🧜‍♀️		7d6;7da
+🧝‍♂️		78a 4me;777
+🧭		3wn;779,7om,8af
+🧰		ac8;3oe,7bq,ac7
+🧳		6yy;8ct,adq
+🧾		8zv;2m8,3cv,4q2,8qo
+🪠		8my;5c0 40w,8mv,9x6,abr
+🪧		8m5;49f,8ki,8r0,9l5
+🪶		57x;3b5,5ap,6vh,8mu
+🫧		3fd;3gc,3rp,9ot,an9
+*		2w1;9u1,b0e
+_		6yi 6w0;46k,6w0,6yi 46k,an5,an7
+¬	negation	7yu 9l5,7qw;7yu
+…	ellipsis	60b 4mj,4mj;4fq,899
+‾		8bq;8bs,auh
+⁂		2w3;4cq,9u5
+₢	cruzeiro	40c 9l5,40c;3ea,419
+₷	spesmilo	9qx 9l5,9qx;419
 ∥	parallel	8fb abi,8fb
-∫		67e,3il
-≺		8pk,7a5,9f7 89y
-≻		9x2,7a5,9f7 89y
-⊃	superset	9y4 88d,9y4,7a5,9f7 89y
+∫		67e;3il
+≺		8pk;7a5,9f7 89y
+≻		9x2;7a5,9f7 89y
+⊃	superset	9y4 88d,9y4;7a5,9f7 89y
 ⊶	original	8ah 88d,8ah
-⌨️		6i5,3wy
-☂️		amn,3sh,8yr
-☘️		9gg,8md
-☯️		b7w b5z,910,a3z,a40,b5z,b7w
-♒	Aquarius	2tk,387,ayj,be8
-♾️		66n,8ij 8ew 9l5,5c3,amw,ann
-⚾		36c,357
-⛔		7y7 4nx,4nx,5bz,7y7,7yu,8qi,add
+⌨️		6i5;3wy
+☂️		amn;3sh,8yr
+☘️		9gg;8md
+☯️		b7w b5z;910,a3z,a40,b5z,b7w
+♒	Aquarius	2tk;387,ayj,be8
+♾️		66n,8ij 8ew 9l5;5c3,amw,ann
+⚾		36c;357
+⛔		7y7 4nx;4nx,5bz,7y7,7yu,8qi,add
 ⛰️		7iw
 ⛲		5cg
-⛵		99u,3cj,91t,9df,b59
-✂️		9cu,3br 9cu,41n,ac7
-✈️		2ol,2ne
-✉️		4nz,4mo,6u8
-✖️		7k5,5u6 7k4 b2q,3j1,7k4,9l5,b2q
-✨		9qj,9qh,9u1
-⬆️		ao2 2uy,aob 3br 2uy,2uy,3jt,4cy,7yo
-🅿️	P button	8c5 3gp,7qx 9ry 6sa 3ji 6u8 8c5,8c5,8fr
-🌑	new moon	7rn 7id 9zz,7rn 7id,46g,7id
-🌰		3of,8md
-🌱		9dv,b8h
-🌺		5vz,5b0
-🍄		7kw,abk
-🍆	eggplant	2x1,4l1,asy
-🍒		3oa,39i,3ob,5dc,90a
-🍩		4fv,3ee,4a8,4fh,9zc
-🍭		6xp,3j9,4a8,9zc
-🍺		38i 7js,35u,38i,4ge,7js
-🎇	sparkler	59p 9qi,9qi,3lx,59q,9qh
-🎒	backpack	9cp 9bm,349,34l,96f,9bm,9cp
-🎯	bullseye	4cx 5wq,3fw,46i,5gp,5wq,a46
-🎲		5gp 4br,4bq,4br,5gp
-🏥		60j,4es,7by
-🏧	ATM sign	2xd a5m 76j,2wn 9l5,2wn,2xd,35p,a5m
+⛵		99u;3cj,91t,9df,b59
+✂️		9cu,3br 9cu;41n,ac7
+✈️		2ol;2ne
+✉️		4nz;4mo,6u8
+✖️		7k5,5u6 7k4 b2q;3j1,7k4,9l5,b2q
+✨		9qj;9qh,9u1
+⬆️		ao2 2uy,aob 3br 2uy;2uy,3jt,4cy,7yo
+🅿️	P button	8c5 3gp,7qx 9ry 6sa 3ji 6u8 8c5;8c5,8fr
+🌑	new moon	7rn 7id 9zz,7rn 7id;46g,7id
+🌰		3of;8md
+🌱		9dv;b8h
+🌺		5vz;5b0
+🍄		7kw;abk
+🍆	eggplant	2x1,4l1;asy
+🍒		3oa;39i,3ob,5dc,90a
+🍩		4fv;3ee,4a8,4fh,9zc
+🍭		6xp;3j9,4a8,9zc
+🍺		38i 7js;35u,38i,4ge,7js
+🎇	sparkler	59p 9qi,9qi;3lx,59q,9qh
+🎒	backpack	9cp 9bm,349;34l,96f,9bm,9cp
+🎯	bullseye	4cx 5wq,3fw;46i,5gp,5wq,a46
+🎲		5gp 4br;4bq,4br,5gp
+🏥		60j;4es,7by
+🏧	ATM sign	2xd a5m 76j,2wn 9l5;2wn,2xd,35p,a5m
 🐘		4ma
-🐝		5zw,38f,677
-🐡		3c7,59t
-🐮		3z9 56a,3z9,56a
-🐱		3kk 56a,3kk,56a,8j3
-🐶		4ex 56a,4ex,56a,8j3
-🐷		8kx 56a,56a,8kx
-🐽		8kx 7yt,56a,7yt,8kx
-🐿️		3p3,9s6
-👨‍🍳		78a 3y9,3nw,3y9,78a
-👸		8q2,56y a3b,57a
-💄		6wc,3yw,77v
-📅		3in,46q
+🐝		5zw;38f,677
+🐡		3c7;59t
+🐮		3z9 56a;3z9,56a
+🐱		3kk 56a;3kk,56a,8j3
+🐶		4ex 56a;4ex,56a,8j3
+🐷		8kx 56a;56a,8kx
+🐽		8kx 7yt;56a,7yt,8kx
+🐿️		3p3;9s6
+👨‍🍳		78a 3y9;3nw,3y9,78a
+👸		8q2;56y a3b,57a
+💄		6wc;3yw,77v
+📅		3in;46q
 📓		7yz
-🔓	unlocked	89w 6xd,anr,6xd,89w,anq
-🔖		3cw,79b
-🕹️		6ct,5gp,atz 5gp
-🚋		adg 3jr,3jr,adg,aex
-🚏		3gh 9v4,3gh,9v4
-🚝		7i0,at0
-🚻		920,36o,6sl,abr,ayw
-🛗		4mb,2m4,5zi,6vc
-🛢️		88p 4gn,4gn,88p
-🛣️		7it,5wa,943
-🥅		5mq 7rg,5mq,7rg
-🥍	lacrosse	6qm 9ur 2r6 357,6qm,357,5mq,9ur
-🥎		9p3,357,5mh,an3
-🥒		40n,5bp,8kj,asy
-🥞		8e8,3ee,3zm,5bp,60m,8e7
-🥟		4h2,4mx,5qy,6b2,8ks,8ou
-🥦		3ey,b0d 3i4
-🥪		9b0,3ec
-🥵	hot face	8bl 56a,60k 56a,58p,5u3 9vy,60k,90a 56b,9z9
-🥼		6qd 3vn,4es,4qp,9ct
-🦂		9cy,9cx,be8
-🦔		5u8,9r5
-🦕		9bz,3dx,3f0,4ct
-🦘		6f9,2xa,6ca,6d6,79i
-🦟		7im,4da,58o,77y,8j1,aus
-🦩		5ab,5a9,af5
-🦰	red hair	4mv 3wt 90a 5rp,90a 5rp,5lq,90b
-🧏‍♂️		48b 78a,48b,78a
-🧑‍🎄		7ll 3rl,3rl 3pp
-🧑‍🔧		7bq,4m5,8mv,adb
-🧙‍♂️		78a 774,9pn,b10
-#	hash sign	825 9l5,5t2 9l5,5t2,5t4,6ss,825,8oy
-&		2qt,2r6,4pg
-+		8n0 9l5,2mi,8n0
-;		9ee,9ea 3w7
-<	less-than	6u4 a78 9l5,6u4 a78,89w a2r,a2r
-\	backslash	929 9pa,34c,azn
-¨		4bb,adw,amo
-©️		3yk,3yk 9l5,3h7
-‰	per mille	8ia 7g1 9l5,8ia 7g1,8ia 7fw,8il,8im
-∅		4n0 9f7,7a5,9f7 89y
-∆		667,ae5
-∎	end proof	4n9 88d 8qo,4n9 8qo,5s2,8t8 4ip 42h,8u1,abw
-∴		a7p,6xj
-≌	all equal	2pt 4od abi,2pt 4od,4oe,7a5
-≠	not equal	7yu 4od abi,7yu 4od,66k,66l
-⊂		9wu 88d,9f7,9wu
-⏱️		9v8,3s7
-Ⓜ️	circled M	3qv 707,3qv 6sa 3ji 6u8 707,3qu,707
-☎️		a5i,3br a5i,8k4
-☣️		3b1,3b1 9l5,9l5
-♂️		783 9l5,78a
-♑	Capricorn	3jm,5mr,be8
-♣️		3sm 9xc,3br 3sm 9xc,3js,5gp
-⛎	Ophiuchus	89z,387,9f2,9oe,be8
-⛸️		642 9mm,642,9mm
-⛽		5di 8rx,4bv,5di,5dj,5h9,8rx,9ua
-✒️		3br 7uo,7uo,8hs
-❄️		9op,3w1,9om
-❤️		90a 5u0,5u6 3br 5u0,5u0
-〰️		ayq 46k,46k,8rz,ayq
-🆑	CL button	9ry 3rc,3rc 3gp,3rc
-🆔	ID button	9ry 64d,64d 3gp,64d,64i
-🆖	NG button	9ry 7rv,7rv 3gp,7rv
-🆗	OK button	9ry 88u,88u 3gp,88u
-🆚	VS button	9ry avw,avw 3gp,atc,avw
-🌌		7fz ayu,9q9
-🌕	full moon	5dm 7id 9zz,5dm 7id,5dm,7id
-🌬️		b0h 56a,b0h 3c8 56a,3c6,3si,56a,b0h
-🌴		8dp adv,8dp,adv
-🌻		9xn,5b0,9xl
-🍊		a3t,5dc,8a8
-🍍		8le,5dc
-🍎		90a 2t8,2t8,5dc,90a
-🍔		5s6,3g9
-🍙		92w 357,357,6a4,92w
-🍝		9qd,8gd
-🍨		642 3zg,3zg,4a8,642,9zc
-🍯		5zv 8or,5zv,5zx,8or,9zc
-🍰		9iw,3if,4a8,8ge,9ni,9zc
-🍱		39b 3dq,39b,3dq
-🎆		59q,3lx
-🎧		5tr,4k5
-🎷		9c8,67b,7kx,9c6
-🏓	ping pong	a2h a5v 8cw 2r6 357,8lf 8o4,357,36j,5gp,8cw,a2h a5v
-🏙️		3r8,3r7
-🏸	badminton	34k 8y5 2r6 9k1,34k,3b6,5gp,8y5,9k1
-🐈‍⬛		3br 3kk,3br,3kk,ans
+🔓	unlocked	89w 6xd,anr;6xd,89w,anq
+🔖		3cw;79b
+🕹️		6ct;5gp,atz 5gp
+🚋		adg 3jr;3jr,adg,aex
+🚏		3gh 9v4;3gh,9v4
+🚝		7i0;at0
+🚻		920;36o,6sl,abr,ayw
+🛗		4mb;2m4,5zi,6vc
+🛢️		88p 4gn;4gn,88p
+🛣️		7it;5wa,943
+🥅		5mq 7rg;5mq,7rg
+🥍	lacrosse	6qm 9ur 2r6 357,6qm;357,5mq,9ur
+🥎		9p3;357,5mh,an3
+🥒		40n;5bp,8kj,asy
+🥞		8e8;3ee,3zm,5bp,60m,8e7
+🥟		4h2;4mx,5qy,6b2,8ks,8ou
+🥦		3ey;b0d 3i4
+🥪		9b0;3ec
+🥵	hot face	8bl 56a,60k 56a;58p,5u3 9vy,60k,90a 56b,9z9
+🥼		6qd 3vn;4es,4qp,9ct
+🦂		9cy;9cx,be8
+🦔		5u8;9r5
+🦕		9bz;3dx,3f0,4ct
+🦘		6f9;2xa,6ca,6d6,79i
+🦟		7im;4da,58o,77y,8j1,aus
+🦩		5ab;5a9,af5
+🦰	red hair	4mv 3wt 90a 5rp,90a 5rp;5lq,90b
+🧏‍♂️		48b 78a;48b,78a
+🧑‍🎄		7ll 3rl;3rl 3pp
+🧑‍🔧		7bq;4m5,8mv,adb
+🧙‍♂️		78a 774;9pn,b10
+#	hash sign	825 9l5,5t2 9l5;5t2,5t4,6ss,825,8oy
+&		2qt;2r6,4pg
++		8n0 9l5;2mi,8n0
+;		9ee;9ea 3w7
+<	less-than	6u4 a78 9l5,6u4 a78;89w a2r,a2r
+\	backslash	929 9pa,34c;azn
+¨		4bb;adw,amo
+©️		3yk,3yk 9l5;3h7
+‰	per mille	8ia 7g1 9l5,8ia 7g1;8ia 7fw,8il,8im
+∅		4n0 9f7;7a5,9f7 89y
+∆		667;ae5
+∎	end proof	4n9 88d 8qo,4n9 8qo;5s2,8t8 4ip 42h,8u1,abw
+∴		a7p;6xj
+≌	all equal	2pt 4od abi,2pt 4od;4oe,7a5
+≠	not equal	7yu 4od abi,7yu 4od;66k,66l
+⊂		9wu 88d;9f7,9wu
+⏱️		9v8;3s7
+Ⓜ️	circled M	3qv 707,3qv 6sa 3ji 6u8 707;3qu,707
+☎️		a5i,3br a5i;8k4
+☣️		3b1,3b1 9l5;9l5
+♂️		783 9l5;78a
+♑	Capricorn	3jm;5mr,be8
+♣️		3sm 9xc,3br 3sm 9xc;3js,5gp
+⛎	Ophiuchus	89z;387,9f2,9oe,be8
+⛸️		642 9mm;642,9mm
+⛽		5di 8rx;4bv,5di,5dj,5h9,8rx,9ua
+✒️		3br 7uo;7uo,8hs
+❄️		9op;3w1,9om
+❤️		90a 5u0,5u6 3br 5u0;5u0
+〰️		ayq 46k;46k,8rz,ayq
+🆑	CL button	9ry 3rc,3rc 3gp;3rc
+🆔	ID button	9ry 64d,64d 3gp;64d,64i
+🆖	NG button	9ry 7rv,7rv 3gp;7rv
+🆗	OK button	9ry 88u,88u 3gp;88u
+🆚	VS button	9ry avw,avw 3gp;atc,avw
+🌌		7fz ayu;9q9
+🌕	full moon	5dm 7id 9zz,5dm 7id;5dm,7id
+🌬️		b0h 56a,b0h 3c8 56a;3c6,3si,56a,b0h
+🌴		8dp adv;8dp,adv
+🌻		9xn;5b0,9xl
+🍊		a3t;5dc,8a8
+🍍		8le;5dc
+🍎		90a 2t8;2t8,5dc,90a
+🍔		5s6;3g9
+🍙		92w 357;357,6a4,92w
+🍝		9qd;8gd
+🍨		642 3zg;3zg,4a8,642,9zc
+🍯		5zv 8or;5zv,5zx,8or,9zc
+🍰		9iw;3if,4a8,8ge,9ni,9zc
+🍱		39b 3dq;39b,3dq
+🎆		59q;3lx
+🎧		5tr;4k5
+🎷		9c8;67b,7kx,9c6
+🏓	ping pong	a2h a5v 8cw 2r6 357,8lf 8o4;357,36j,5gp,8cw,a2h a5v
+🏙️		3r8;3r7
+🏸	badminton	34k 8y5 2r6 9k1,34k;3b6,5gp,8y5,9k1
+🐈‍⬛		3br 3kk;3br,3kk,ans
 🐊		3zu
-👍	thumbs up	a8w ao2 9l5,a8w ao2,2z,5sc,a8v,ao2
-👨‍⚖️		78a 6cx,6cx,6di,78a,9cf
-👨‍✈️		78a 8l6,78a,8l6,8mb
-👵	old woman	88z b16,88y b16,2mw,88y,b16
-💂‍♂️		78a 5pb,5pb,78a
-💋		6kh 79b,6kh,6wb
-💎		5id 9v3,4bi,5id,6aq
-💥	collision	3w5 9zz,3w5,3cy,3wg
-💰		7hn 34l,34l,4f5,7hn,7ho
+👍	thumbs up	a8w ao2 9l5,a8w ao2;2z,5sc,a8v,ao2
+👨‍⚖️		78a 6cx;6cx,6di,78a,9cf
+👨‍✈️		78a 8l6;78a,8l6,8mb
+👵	old woman	88z b16,88y b16;2mw,88y,b16
+💂‍♂️		78a 5pb;5pb,78a
+💋		6kh 79b;6kh,6wb
+💎		5id 9v3;4bi,5id,6aq
+💥	collision	3w5 9zz,3w5;3cy,3wg
+💰		7hn 34l;34l,4f5,7hn,7ho
 💼		3er
-📊		35u 3nf,35u,3nf,5o0
+📊		35u 3nf;35u,3nf,5o0
 📋		3s4
 📎		8ex
-📖		89w 3cu,3cu,89w
-📘		3cb 3cu,3cb,3cu
-📣	megaphone	3nu 7cd,7cd,3nu
-📰		7rr,7rq,8ew
-🔚	END arrow	4n9 b0w 6te 2uy 2lt,4n9 2uy,2uy,4n9
-🔛	ON! arrow	89a b0w 4qf 79b b0w 6tc 934 2uy 2lt,89a 2uy,2uy,79b,89a
-🔝	TOP arrow	acc b0w aob 2uy 2lt,acc 2uy,2uy,acc,ao2
-🔭		a5j,9cs,ac7
-🕍		a06,6ap,6ar,910,a5q
-🕵️		4a9,9nh 8a7 9rw,9nh,9rw
-🖲️		ad6,3wy
-🗺️		b1n 78v,78v,b1n
-🙀	weary cat	az0 3kk 56a,az0 3kk,3kk,56a,88m,9yi,az0
-🚑		2qn,at0
-🚤		9qv,3cj
-🚬	cigarette	9ob 9zz,3qm,9ob
-🛑	stop sign	883 9l5,9v4 9l5,883,9l5,9v4
-🛟		93f 3g5,5at,6vb 8pv,6vb 9c1,91m,99l
-🛰️		9bn,9q9
-🤓		7ra 56a,56a,5ib,7ra
-🤝		5sk,2o2,5sc,7c9,9g9
-🤪	zany face	5oo 56a b0w 89e 6ry 2r6 89e 9o2 4r4,bbm 56a,4r4,5n8,6ry,9o2
-🥐		3zw,3ec,3ee,5bp,5cz,94i
-🥮		7id 3if,2xf,58k,b8y
-🥶	cold face	5cy 56a,3w1 56a,3cb 56b,3w1,5cy,5d9,64b
-🥿		5ae 9ik,358 5ae,9no 89a,9np
-🦋		3go,677,8px
-🦧		8a9,2st
-🦮		5pl 4ex,2m4,3by,5pl
-🦸		9y0,5n6,5v2,5v3,9y2
-🧑‍🔬		9ct,3b2,3o3,4ni,8kc
-🧑‍🚀		2w7,94a
-🧚‍♂️		78a 56y,87l,8rn
-🧜		7d9,7d6,7d7,7da
-🧝‍♀️		b16 4me,777
-🧞‍♂️		78a 5in,4eb
-🧪		a6b ahh,3o3,3o4,4qp,6qd,9cs
-🪂		8f3,5sl 5mb,8ff,9n5
-🪃		3cz,2xa,8zu,91b
-🪔		4e3 6ri,4e3,6ri,88p
-🪗		2m6,3x3,9s1 3dq
-🪘		6xt 4gn,388,3x9,4gn,92r
-🪦		5tt,3m1,5o7,5o8,abw
-🪳		3vo,677,8j1,942
-🫓		5af,2u5,6sk,7ne,8lx
-®️		90m,90m 9l5,8ww
+📖		89w 3cu;3cu,89w
+📘		3cb 3cu;3cb,3cu
+📣	megaphone	3nu 7cd,7cd;3nu
+📰		7rr;7rq,8ew
+🔚	END arrow	4n9 b0w 6te 2uy 2lt,4n9 2uy;2uy,4n9
+🔛	ON! arrow	89a b0w 4qf 79b b0w 6tc 934 2uy 2lt,89a 2uy;2uy,79b,89a
+🔝	TOP arrow	acc b0w aob 2uy 2lt,acc 2uy;2uy,acc,ao2
+🔭		a5j;9cs,ac7
+🕍		a06;6ap,6ar,910,a5q
+🕵️		4a9,9nh 8a7 9rw;9nh,9rw
+🖲️		ad6;3wy
+🗺️		b1n 78v;78v,b1n
+🙀	weary cat	az0 3kk 56a,az0 3kk;3kk,56a,88m,9yi,az0
+🚑		2qn;at0
+🚤		9qv;3cj
+🚬	cigarette	9ob 9zz,3qm;9ob
+🛑	stop sign	883 9l5,9v4 9l5;883,9l5,9v4
+🛟		93f 3g5;5at,6vb 8pv,6vb 9c1,91m,99l
+🛰️		9bn;9q9
+🤓		7ra 56a;56a,5ib,7ra
+🤝		5sk;2o2,5sc,7c9,9g9
+🤪	zany face	5oo 56a b0w 89e 6ry 2r6 89e 9o2 4r4,bbm 56a;4r4,5n8,6ry,9o2
+🥐		3zw;3ec,3ee,5bp,5cz,94i
+🥮		7id 3if;2xf,58k,b8y
+🥶	cold face	5cy 56a,3w1 56a;3cb 56b,3w1,5cy,5d9,64b
+🥿		5ae 9ik;358 5ae,9no 89a,9np
+🦋		3go;677,8px
+🦧		8a9;2st
+🦮		5pl 4ex;2m4,3by,5pl
+🦸		9y0;5n6,5v2,5v3,9y2
+🧑‍🔬		9ct;3b2,3o3,4ni,8kc
+🧑‍🚀		2w7;94a
+🧚‍♂️		78a 56y;87l,8rn
+🧜		7d9;7d6,7d7,7da
+🧝‍♀️		b16 4me;777
+🧞‍♂️		78a 5in;4eb
+🧪		a6b ahh;3o3,3o4,4qp,6qd,9cs
+🪂		8f3;5sl 5mb,8ff,9n5
+🪃		3cz;2xa,8zu,91b
+🪔		4e3 6ri;4e3,6ri,88p
+🪗		2m6;3x3,9s1 3dq
+🪘		6xt 4gn;388,3x9,4gn,92r
+🪦		5tt;3m1,5o7,5o8,abw
+🪳		3vo;677,8j1,942
+🫓		5af;2u5,6sk,7ne,8lx
+®️		90m,90m 9l5;8ww
 ±	plus-minus	8n0 7gi 9l5,8n0 7gi
-µ		7fb 9l5,7bm
-·		7fh 4fo,4fo,67q,7fh,7fi
-™️		ad9 79b,ad9 79b 9l5,79b,abg,ada
-∈		4m9 88d,3xv,4m9,7cq,9f7
-−		7gi 9l5,7gi,9wx
-∷		8qs,8qu
-♟️		3od 8gu,3br 3od 8gu,3od,4ha,4qn
-♠️		9qb 9xc,3br 9qb 9xc,3js,5gp
-♥️		5u0 9xc,3br 5u0 9xc,3js,5gp
-✔️		3nn 79b,5u6 3nn 79b,3nn,79b
-❌		400 79b,3j1,400,79b,7k4,7k5,b2q
-➰		418 6xz,414,6xz
-⬅️		6tc 2uy,6te 3br 2uy,2uy,3jt,4cy,azg
-⬇️		4fx 2uy,4g1 3br 2uy,2uy,3jt,4cy,4fx,9py
-🆕	NEW button	9ry 7rn,7rn 3gp,7rn
-🆘	SOS button	9ry 9ps,9ps 3gp,5up,9ps
-🆙	UP! button	9ry ao2 b0w 4qf 79b,ao2 3gp,79b,ao2
-🌊		ayj ayn,87y,ayj,ayn
-🌶️		60k 8i9,60k,8i9
-🍁		78x 6t2,573,6t2,78x
-🍉		ayk,5dc
-🍓		9vk,39j,5dc
-🍛	curry rice	41b 2r6 92w,41b 92w,41b,92w
-🍧		9gv 642,4a8,642,9gv,9zc
-🍷		b0k 5m8,35u,39p,4ge,5m8,b0k
-🎐		b0h 3ox,38z,3lx,3ox,b0h
-🎤		7fe,6fs,7fa
-🎮		atz 5gp,3y5,5gp
-🏀	basketball	36h 2r6 604,36h,357,604
-🏍️		7ir,8y4 7ir,8y4
-🏎️		8y4 3jr,3jr,8y4
-🏐		ave,357,5gp
-🏒	ice hockey	642 5zf 9ur 2r6 8rn,642 5zf,5gp,5zf,642,8rn,9ur
-🏩		6yh 60o,60o,6yh
-🏳️		azy 5a7,ayp azy 5a7,ayp
-🏴	black flag	ayp 3br 5a7,3br 5a7,ayp
-🐤		346 3om,346,3b5,3om
-🐭		7iy 56a,56a,7iy
-🐯		a9o 56a,56a,a9o
-🐴		60h 56a,56a,60h
-🐻‍❄️		8nq 384,2u1,384,azy
-🐾		8gt 8q6,585,8gt,8q4
-👐	open hands	89w 5sj 9l5,89w 5sj,5sc,89w
-👝	clutch bag	8ow,3sq 34l,34l,3sh
-👞	man’s shoe	78o 9ik,78a 97u 9ik,3sh,78a,9ik
-👣		5bv,3sh,5bu,8q4
-👨‍🌾		78a 57e,57e,5h4,78a,8z2
-👨‍🎤		78a 9lu,2md,4nv,78a,949,9lu,9u1
-👨‍🎨		78a 2v8,2v8,78a,8dk
-👩‍🍳		b16 3y9,3nw,3y9,b16
-👼		346 2rb,2rb,346,56a,56y a3b,57a
-💕		aj7 5u2,6yh
-💙		3cb 5u0,3cb
-💡	light bulb	4m3 6vh 3fq,6vh 3fq,3fq,3wg,4m3,64f,6vh
-📇		3js 66a,3js,66a,94m
-📗		5of 3cu,3cu,5of
-📛		7nt 34i,34i,7nt
-📥		65y adr,3dq,65y,6u8,77l,8zw,adr
-📺		a5k,aim,atz
-🔅	dim button	6yi 3eu 9zz,4cf 3gp,3eu,4cf,6yi
-🔙	BACK arrow	347 b0w 6te 2uy 2lt,347 2uy,2uy,347
-🔜	SOON arrow	9pj b0w 937 2uy 2lt,9pj 2uy,2uy,9pj
-🔦	flashlight	4m3 acg,5ad,4m3,6vh,ac7,acg
-🔬		7ff,9cs,ac7
-🔴	red circle	6ry 90a 3qu,90a 3qu,3qu,5ir,90a
-🕜	one-thirty	3s7 56a 89e a8b,89e a8b,2z,2z 1g9,3s7,89e,a8b
-🕝	two-thirty	3s7 56a aj7 a8b,aj7 a8b,ww,ww 1g9,3s7,a8b,aj7
-🕡	six-thirty	3s7 56a 9m9 a8b,9m9 a8b,1qq,1qq 1g9,3s7,9m9,a8b
-🕥	ten-thirty	3s7 56a a5t a8b,a5t a8b,30,30 1g9,3s7,a5t,a8b
-🕶️		9xp,46g 9xp,46g,4r4,4rc,5m9
-🕸️		9r1 az2,9r1,az2
-🖌️		8d7,6yj 6tc 8d7,8d8
-🗻		7iv 5dl,5dl,7iw
-😠		2rj 56a,2rc,2rj,56a,76l
-😩		az0 56a,56a,aal,az0
-😫		aal 56a,56a,aal
-😿	crying cat	40e 3kk 56a,40e 3kk,3kk,40d,56a,99i,a51
-🙇‍♂️		78a 3dm,2t2,3dm,57q,5j4,78a,9pr
-🚁		5uj,at0
-🚂	locomotive	9ui 6xg,6xg,4nh,8yq,9ui,adf
-🚈		6vh 8yp,8yq
-🚎		aex,3gh,adg,aew
-🚓		8nt 3jr,3jr,8gm,8nt
-🚗		2xe,3jr
-🚫	prohibited	7y7 4nx 9l5,8qi,4nx,5bz,7y7,7yu
-🚭	no smoking	7y7 9ob 9zz,7y7 9ob,5bz,7y7,7yu,8qi,9ob
-🚴‍♂️		78a 3al,3ab,3al,421,78a
-🚹	men’s room	7cy 9zz,7cs 97u 94v,36o,6sl,78a,920,abr,ayw
-🛥️		7ip 3cj,3cj,7iq
-🛹		9mn,3ci
-🟥	red square	6ry 90a 9rx,90a 9rx,90a,9rx
-🤡		3sl 56a,3sl,56a
-🤥		6zy 56a,56a,6v5,8lh
-🤶	Mrs. Claus	7io 3pp,7jh 3rl,3lx,3pp,3rl,7io,7jh
-🥝	kiwi fruit	6kq,6kp 5dc,5bp,5dc,6kp
-🥢		3ph,5t3
-🥴	woozy face	56a b0w anc 4rb 2r6 ayq 7j0,b1h 56a,4e4,67x,aai,anc 4rb,ayq 7j0
+µ		7fb 9l5;7bm
+·		7fh 4fo;4fo,67q,7fh,7fi
+™️		ad9 79b,ad9 79b 9l5;79b,abg,ada
+∈		4m9 88d;3xv,4m9,7cq,9f7
+−		7gi 9l5;7gi,9wx
+∷		8qs;8qu
+♟️		3od 8gu,3br 3od 8gu;3od,4ha,4qn
+♠️		9qb 9xc,3br 9qb 9xc;3js,5gp
+♥️		5u0 9xc,3br 5u0 9xc;3js,5gp
+✔️		3nn 79b,5u6 3nn 79b;3nn,79b
+❌		400 79b;3j1,400,79b,7k4,7k5,b2q
+➰		418 6xz;414,6xz
+⬅️		6tc 2uy,6te 3br 2uy;2uy,3jt,4cy,azg
+⬇️		4fx 2uy,4g1 3br 2uy;2uy,3jt,4cy,4fx,9py
+🆕	NEW button	9ry 7rn,7rn 3gp;7rn
+🆘	SOS button	9ry 9ps,9ps 3gp;5up,9ps
+🆙	UP! button	9ry ao2 b0w 4qf 79b,ao2 3gp;79b,ao2
+🌊		ayj ayn;87y,ayj,ayn
+🌶️		60k 8i9;60k,8i9
+🍁		78x 6t2;573,6t2,78x
+🍉		ayk;5dc
+🍓		9vk;39j,5dc
+🍛	curry rice	41b 2r6 92w,41b 92w;41b,92w
+🍧		9gv 642;4a8,642,9gv,9zc
+🍷		b0k 5m8;35u,39p,4ge,5m8,b0k
+🎐		b0h 3ox;38z,3lx,3ox,b0h
+🎤		7fe;6fs,7fa
+🎮		atz 5gp;3y5,5gp
+🏀	basketball	36h 2r6 604,36h;357,604
+🏍️		7ir,8y4 7ir;8y4
+🏎️		8y4 3jr;3jr,8y4
+🏐		ave;357,5gp
+🏒	ice hockey	642 5zf 9ur 2r6 8rn,642 5zf;5gp,5zf,642,8rn,9ur
+🏩		6yh 60o;60o,6yh
+🏳️		azy 5a7,ayp azy 5a7;ayp
+🏴	black flag	ayp 3br 5a7,3br 5a7;ayp
+🐤		346 3om;346,3b5,3om
+🐭		7iy 56a;56a,7iy
+🐯		a9o 56a;56a,a9o
+🐴		60h 56a;56a,60h
+🐻‍❄️		8nq 384;2u1,384,azy
+🐾		8gt 8q6;585,8gt,8q4
+👐	open hands	89w 5sj 9l5,89w 5sj;5sc,89w
+👝	clutch bag	8ow,3sq 34l;34l,3sh
+👞	man’s shoe	78o 9ik,78a 97u 9ik;3sh,78a,9ik
+👣		5bv;3sh,5bu,8q4
+👨‍🌾		78a 57e;57e,5h4,78a,8z2
+👨‍🎤		78a 9lu;2md,4nv,78a,949,9lu,9u1
+👨‍🎨		78a 2v8;2v8,78a,8dk
+👩‍🍳		b16 3y9;3nw,3y9,b16
+👼		346 2rb;2rb,346,56a,56y a3b,57a
+💕		aj7 5u2;6yh
+💙		3cb 5u0;3cb
+💡	light bulb	4m3 6vh 3fq,6vh 3fq;3fq,3wg,4m3,64f,6vh
+📇		3js 66a;3js,66a,94m
+📗		5of 3cu;3cu,5of
+📛		7nt 34i;34i,7nt
+📥		65y adr;3dq,65y,6u8,77l,8zw,adr
+📺		a5k;aim,atz
+🔅	dim button	6yi 3eu 9zz,4cf 3gp;3eu,4cf,6yi
+🔙	BACK arrow	347 b0w 6te 2uy 2lt,347 2uy;2uy,347
+🔜	SOON arrow	9pj b0w 937 2uy 2lt,9pj 2uy;2uy,9pj
+🔦	flashlight	4m3 acg,5ad;4m3,6vh,ac7,acg
+🔬		7ff;9cs,ac7
+🔴	red circle	6ry 90a 3qu,90a 3qu;3qu,5ir,90a
+🕜	one-thirty	3s7 56a 89e a8b,89e a8b;2z,2z 1g9,3s7,89e,a8b
+🕝	two-thirty	3s7 56a aj7 a8b,aj7 a8b;ww,ww 1g9,3s7,a8b,aj7
+🕡	six-thirty	3s7 56a 9m9 a8b,9m9 a8b;1qq,1qq 1g9,3s7,9m9,a8b
+🕥	ten-thirty	3s7 56a a5t a8b,a5t a8b;30,30 1g9,3s7,a5t,a8b
+🕶️		9xp,46g 9xp;46g,4r4,4rc,5m9
+🕸️		9r1 az2;9r1,az2
+🖌️		8d7,6yj 6tc 8d7;8d8
+🗻		7iv 5dl;5dl,7iw
+😠		2rj 56a;2rc,2rj,56a,76l
+😩		az0 56a;56a,aal,az0
+😫		aal 56a;56a,aal
+😿	crying cat	40e 3kk 56a,40e 3kk;3kk,40d,56a,99i,a51
+🙇‍♂️		78a 3dm;2t2,3dm,57q,5j4,78a,9pr
+🚁		5uj;at0
+🚂	locomotive	9ui 6xg,6xg;4nh,8yq,9ui,adf
+🚈		6vh 8yp;8yq
+🚎		aex;3gh,adg,aew
+🚓		8nt 3jr;3jr,8gm,8nt
+🚗		2xe;3jr
+🚫	prohibited	7y7 4nx 9l5,8qi;4nx,5bz,7y7,7yu
+🚭	no smoking	7y7 9ob 9zz,7y7 9ob;5bz,7y7,7yu,8qi,9ob
+🚴‍♂️		78a 3al;3ab,3al,421,78a
+🚹	men’s room	7cy 9zz,7cs 97u 94v;36o,6sl,78a,920,abr,ayw
+🛥️		7ip 3cj;3cj,7iq
+🛹		9mn;3ci
+🟥	red square	6ry 90a 9rx,90a 9rx;90a,9rx
+🤡		3sl 56a;3sl,56a
+🤥		6zy 56a;56a,6v5,8lh
+🤶	Mrs. Claus	7io 3pp,7jh 3rl;3lx,3pp,3rl,7io,7jh
+🥝	kiwi fruit	6kq,6kp 5dc;5bp,5dc,6kp
+🥢		3ph;5t3
+🥴	woozy face	56a b0w anc 4rb 2r6 ayq 7j0,b1h 56a;4e4,67x,aai,anc 4rb,ayq 7j0
 🦏		92n
-🦯	white cane	8qc 3ja,azy 3ja,2m4,3by
-🦱	curly hair	4mv 3wt 418 5rp,418 5rp,2ns,418,93i
-🦳	white hair	4mv 3wt azy 5rp,azy 5rp,5o9,5rp,88y,azy
-🧋		3fc a4x,3fc,7fy,8hc,a4x
-🧏‍♀️		48b b16,48b,b16
-🧔‍♂️	man: beard	78a 385,385,78a
-🧙‍♀️		b16 774,9po,b0v
-🧟‍♂️		78a be9,an0,axv 489
-🧢		3aq 3jg,36c 3jg
-🧫		8j8 4dd,34f,3b2,3b3,40p,6qd
-🧷		99l 8l7,4bk,8s3 949
-🧸		a55 384,8mk,8n1,9w7,ad1
-🪄		776 ay1,776,b0v,b10
-🪤		7iy ado,350,7iz,9og,ado
-🪥		acb,36o,3f5,3rp,49m,62w,a5a
-🪹		4n0 7rd,7rf
-🫦		3bl 6wa,2sl,57u,5as,7rb,amz,b1p
-†	dagger sign	45h,45h 9l5,87i,87k
-‽		67r,67h
-ℹ️		66p,66p 9px,63b
-√		9rx 94x,8y8,8yb,94x,9rx,9yb
-∟		934 2rf,7a5
-∧		6xk 2r6,2ly,2wr,az4
-⋃	n-ary union	7lu 2vc anj,7a5,9f7 89y,anj
-⏰		2p4 3s7,2p4,3s7
-⏲️		aa4 3s7,3s7,aa4
-⏹️		9v4 3gp,3br 9rx 5by 9v4,9rx,9v4
-▶️		8mg 3gp,3br 934 8nj ae5,2uy,8mg,934,ae5
-☢️		8ya,8ya 9l5,9l5
-♀️		58a 9l5,b16
-♐	Sagittarius	99p,2tz,be8
-♨️		60k 9rs,60k,60p,9rs,9uj
-♪		4lk 7yy,4lk,7kx,7yy
-⚛️		2wq 9zz,2wh,2wq
-⚱️		5dr aol,2vo,48c,5dr,aol
-⚽		9ox 357,357,5bs,9ox
-✊		8yt 59x,3ru,59x,5sc,8ry
-✋		8yt 5sc,5sc,5w9 1n5,5w9 5a2
-✝️		6sa 400,3po,400,910
-➡️		934 2uy,3br 937 2uy,2uy,3jt,4cy,4kc
-🆒	COOL button	9ry 3yd,3yd 3gp,3yd
-🆓	FREE button	9ry 5cx,5cx 3gp,5cx
-🌡️		a7r,az1
-🌽	ear of corn	4k4 88d 77s,4k4 88d 3yn,3yn,4k4,77s,7ak
-🍂		572 6t2,573,6t2
-🍏		5of 2t8,2t8,5dc,5of
-🍗		8ox 6tf,3cr,3on,4go,6tf,8ox
-🍚		3ya 92w,3ya,92w
-🍲		8or 88d 5bp,8or,9uq
-🍼		346 3de,346,3de,4ge,7fy
-🎅	Santa Claus	57n 3pp,9b5 3rl,3lx,3pp,3rl,57n,9b5
-🎞️		59b 5cs,3qr,59b,5cs,7j5
-🎪		3r2 a5z,3r2,a5z
-🎱	pool 8 ball	3as,8o7 1wn 357,1wn,357,3ar,4li,5gp
-🏂		9oo,9mt,9om,9on
-🏃‍♂️		78a 96v,78a,792,8y4,96v
-🏄‍♂️		78a 9yf,78a,9yf
-🏤	post office	4pw 8on 88g,8on 88g,4pw,8on
-🏴‍☠️		8lq 5a7,6ch 94e,8lq,8mx,adt
-🐕‍🦺		9f3 4ex,2m4,2vy,4ex,9f3
-🐞		6qo 38k,38k,677,6qp,6qq
-🐰		8y1 56a,3g0,56a,8j3,8y1
-🐲		4g7 56a,4g7,56a,56y a3b
-🐵		7ht 56a,56a,7ht
-👋	waving hand	ayp 5sc 9l5,ayp 5sc,5sc,ayn,ayp
-👎	thumbs down	a8w 4fx 9l5,a8w 4fx,2z,4fx,5sc,a8v
-👒	woman’s hat	b17 5t5,b16 97u 5t5,3sh,5t5,b16
-👨‍🎓		78a 9w4,5nr,78a,9w4
-👨‍🏫		78a a4y,67a,78a,8qe,a4y
-👩‍⚖️		b16 6cx,6cx,6di,9cf,b16
-👩‍✈️		b16 8l6,8l6,8mb,b16
-💂‍♀️		b16 5pb,5pb,b16
-💅		7no 8nu,3jw,3yw,78l,7no,8nu
-💈		35z 8nr,35z,5rq,8nr
-💌		6yh 6u8,5u0,6u8,6yh,77l
-💚		5of 5u0,5of
-💩		8l3 88d 8o5,4h6,56a,7i3,8o5,8o9
-💳		3zk 3js,3js,3zk,7hn
-💾		5aw 4dg,3wy,4dg,5aw
-📁		595 5bf,595,5bf
-📕		3sa 3cu,3cu,3sa
-📙		8a8 3cu,3cu,8a8
-📠		57r 76j,57r
-📢	loudspeaker	8rm 2ml 6yf,6yf,6yd,8rm 2ml
-📤		8ba adr,3dq,6u8,77l,8ba,9eo,adr
-📯		8oo 60d,60d,8on,8oo
-🔵	blue circle	6ry 3cb 3qu,3cb 3qu,3cb,3qu,5ir
-🕐	one o’clock	3s7 56a 89e 880,89e 859 3s7,1,2z,2z 1,3s7,859 3s7,89e
-🕑	two o’clock	3s7 56a aj7 880,aj7 859 3s7,1,ww,ww 1,3s7,859 3s7,aj7
-🕕	six o’clock	3s7 56a 9m9 880,9m9 859 3s7,1,1qq,1qq 1,3s7,859 3s7,9m9
-🕙	ten o’clock	3s7 56a a5t 880,a5t 859 3s7,1,30,30 1,3s7,859 3s7,a5t
-🕟	four-thirty	3s7 56a 5ch a8b,5ch a8b,1js,1js 1g9,3s7,5ch,a8b
-🕠	five-thirty	3s7 56a 5a2 a8b,5a2 a8b,1n5,1n5 1g9,3s7,5a2,a8b
-🕤	nine-thirty	3s7 56a 7va a8b,7va a8b,1x1,1x1 1g9,3s7,7va,a8b
-🕺		78a 464,462,464,78a
-🖤		3br 5u0,3br,4q3,b05
+🦯	white cane	8qc 3ja,azy 3ja;2m4,3by
+🦱	curly hair	4mv 3wt 418 5rp,418 5rp;2ns,418,93i
+🦳	white hair	4mv 3wt azy 5rp,azy 5rp;5o9,5rp,88y,azy
+🧋		3fc a4x;3fc,7fy,8hc,a4x
+🧏‍♀️		48b b16;48b,b16
+🧔‍♂️	man: beard	78a 385;385,78a
+🧙‍♀️		b16 774;9po,b0v
+🧟‍♂️		78a be9;an0,axv 489
+🧢		3aq 3jg;36c 3jg
+🧫		8j8 4dd;34f,3b2,3b3,40p,6qd
+🧷		99l 8l7;4bk,8s3 949
+🧸		a55 384;8mk,8n1,9w7,ad1
+🪄		776 ay1;776,b0v,b10
+🪤		7iy ado;350,7iz,9og,ado
+🪥		acb;36o,3f5,3rp,49m,62w,a5a
+🪹		4n0 7rd;7rf
+🫦		3bl 6wa;2sl,57u,5as,7rb,amz,b1p
+†	dagger sign	45h,45h 9l5;87i,87k
+‽		67r;67h
+ℹ️		66p,66p 9px;63b
+√		9rx 94x;8y8,8yb,94x,9rx,9yb
+∟		934 2rf;7a5
+∧		6xk 2r6;2ly,2wr,az4
+⋃	n-ary union	7lu 2vc anj;7a5,9f7 89y,anj
+⏰		2p4 3s7;2p4,3s7
+⏲️		aa4 3s7;3s7,aa4
+⏹️		9v4 3gp,3br 9rx 5by 9v4;9rx,9v4
+▶️		8mg 3gp,3br 934 8nj ae5;2uy,8mg,934,ae5
+☢️		8ya,8ya 9l5;9l5
+♀️		58a 9l5;b16
+♐	Sagittarius	99p;2tz,be8
+♨️		60k 9rs;60k,60p,9rs,9uj
+♪		4lk 7yy;4lk,7kx,7yy
+⚛️		2wq 9zz;2wh,2wq
+⚱️		5dr aol;2vo,48c,5dr,aol
+⚽		9ox 357;357,5bs,9ox
+✊		8yt 59x;3ru,59x,5sc,8ry
+✋		8yt 5sc;5sc,5w9 1n5,5w9 5a2
+✝️		6sa 400;3po,400,910
+➡️		934 2uy,3br 937 2uy;2uy,3jt,4cy,4kc
+🆒	COOL button	9ry 3yd,3yd 3gp;3yd
+🆓	FREE button	9ry 5cx,5cx 3gp;5cx
+🌡️		a7r;az1
+🌽	ear of corn	4k4 88d 77s,4k4 88d 3yn;3yn,4k4,77s,7ak
+🍂		572 6t2;573,6t2
+🍏		5of 2t8;2t8,5dc,5of
+🍗		8ox 6tf;3cr,3on,4go,6tf,8ox
+🍚		3ya 92w;3ya,92w
+🍲		8or 88d 5bp;8or,9uq
+🍼		346 3de;346,3de,4ge,7fy
+🎅	Santa Claus	57n 3pp,9b5 3rl;3lx,3pp,3rl,57n,9b5
+🎞️		59b 5cs;3qr,59b,5cs,7j5
+🎪		3r2 a5z;3r2,a5z
+🎱	pool 8 ball	3as,8o7 1wn 357;1wn,357,3ar,4li,5gp
+🏂		9oo;9mt,9om,9on
+🏃‍♂️		78a 96v;78a,792,8y4,96v
+🏄‍♂️		78a 9yf;78a,9yf
+🏤	post office	4pw 8on 88g,8on 88g;4pw,8on
+🏴‍☠️		8lq 5a7;6ch 94e,8lq,8mx,adt
+🐕‍🦺		9f3 4ex;2m4,2vy,4ex,9f3
+🐞		6qo 38k;38k,677,6qp,6qq
+🐰		8y1 56a;3g0,56a,8j3,8y1
+🐲		4g7 56a;4g7,56a,56y a3b
+🐵		7ht 56a;56a,7ht
+👋	waving hand	ayp 5sc 9l5,ayp 5sc;5sc,ayn,ayp
+👎	thumbs down	a8w 4fx 9l5,a8w 4fx;2z,4fx,5sc,a8v
+👒	woman’s hat	b17 5t5,b16 97u 5t5;3sh,5t5,b16
+👨‍🎓		78a 9w4;5nr,78a,9w4
+👨‍🏫		78a a4y;67a,78a,8qe,a4y
+👩‍⚖️		b16 6cx;6cx,6di,9cf,b16
+👩‍✈️		b16 8l6;8l6,8mb,b16
+💂‍♀️		b16 5pb;5pb,b16
+💅		7no 8nu;3jw,3yw,78l,7no,8nu
+💈		35z 8nr;35z,5rq,8nr
+💌		6yh 6u8;5u0,6u8,6yh,77l
+💚		5of 5u0;5of
+💩		8l3 88d 8o5;4h6,56a,7i3,8o5,8o9
+💳		3zk 3js;3js,3zk,7hn
+💾		5aw 4dg;3wy,4dg,5aw
+📁		595 5bf;595,5bf
+📕		3sa 3cu;3cu,3sa
+📙		8a8 3cu;3cu,8a8
+📠		57r 76j;57r
+📢	loudspeaker	8rm 2ml 6yf,6yf;6yd,8rm 2ml
+📤		8ba adr;3dq,6u8,77l,8ba,9eo,adr
+📯		8oo 60d;60d,8on,8oo
+🔵	blue circle	6ry 3cb 3qu,3cb 3qu;3cb,3qu,5ir
+🕐	one o’clock	3s7 56a 89e 880,89e 859 3s7;1,2z,2z 1,3s7,859 3s7,89e
+🕑	two o’clock	3s7 56a aj7 880,aj7 859 3s7;1,ww,ww 1,3s7,859 3s7,aj7
+🕕	six o’clock	3s7 56a 9m9 880,9m9 859 3s7;1,1qq,1qq 1,3s7,859 3s7,9m9
+🕙	ten o’clock	3s7 56a a5t 880,a5t 859 3s7;1,30,30 1,3s7,859 3s7,a5t
+🕟	four-thirty	3s7 56a 5ch a8b,5ch a8b;1js,1js 1g9,3s7,5ch,a8b
+🕠	five-thirty	3s7 56a 5a2 a8b,5a2 a8b;1n5,1n5 1g9,3s7,5a2,a8b
+🕤	nine-thirty	3s7 56a 7va a8b,7va a8b;1x1,1x1 1g9,3s7,7va,a8b
+🕺		78a 464;462,464,78a
+🖤		3br 5u0;3br,4q3,b05
 🗑️		ayf
-🗼	Tokyo tower	abt acz,abt,acz
-😢		40e 56a,40d,56a,99i,a51
-😪		9nf 56a,56a,5n6 7ux,9nd
-😯		61s 56a,56a,61s,9w9,9yi
-😽	kissing cat	6ki 3kk 56a b0w 3sa 4rb,6ki 3kk,3kk,4r4,56a,6kh
-😾	pouting cat	8p0 3kk 56a,8p0 3kk,3kk,56a,8p0
-🙎‍♂️		78a 8p0,5j4,78a,8p0
-🚃		8yq 3jr,3jr,4m3,8yq,adf,adg,aex
-🚒		59l 4nh,4nh,59l,af8
-🚳		7y7 3ac,3ab,3ak,5bz,7y7,8qi
-🚶‍♂️		78a axv,5wd,78a,axu
-🚼		346 9zz,346,3n5
-🟦	blue square	6ry 3cb 9rx,3cb 9rx,3cb,9rx
-🤍		azy 5u0,5u0,azy
-🤎		3f3 5u0,3f3,5u0
-🤩	star-struck	5oo 56a b0w 9u1 4rb,9u1 9w1,4rb,56a,5oo,9u1
-🤿		4dy 79v,4dy,9da,9ok
-🥏		5b9 4d6,amj
-🥗		5of 9a8,5bp,5of,9a8
-🥡		a37 3dq,8c3 8d6
-🥩		41l 88d 7bo,3pg,6rb,8oe,9ug
-🥫		3jc 5bp,3ix
-🥬		6t3 5of,3cm 3pn,3i4,6f1,6ua
-🥾		5we 3d0,34a,3d0,3iw,5we
-🦺		99l ath,4mt,99l,ath
-🧏		48b 8is,2m4,48b,4k4,5tx
-🧑‍🚒		59n,59o
-🧚‍♀️		b16 56y,aas
-🧛‍♂️		78a as4,4g5,an0
-🧞‍♀️		b16 5in,4eb
-🧨		59m,4i1,4qr,59q
-🩺		9up,4es,5u0,7by
-🪛		9d6,9d5,ac7
-🪩		7gq 357,462,4d7,5md,8fz
-🪫		6yi 36q,4m7,6yi 4nf
-🫐		3cc,39j,3ao,3cb,3cd
-🫑		38z 8i9,3jn,8i9,asy
-🫶		5u0 5sj,6yh
--	hyphen-minus	62x 7gi,46k,62x,7gi
->	greater-than	5ob a78 9l5,5ob a78,3s9 a2r,a2r
-`		5o7 2m0,2m0,5o7,ac1
-´		2mf 2m0,2m0,2mf,ac1
-،		2tq 3wi,2tq,3wi
-″		4fs 8q0,8q0
-‴		aej 8q0,8q0
-₣	french franc	5cz 5ct 9l5,5cz 5ct,419,5ct
-₰	german penny	5iy 8hz 9l5,5iy 8hz,419,8jd
-₹	indian rupee	66c 971 9l5,66c 971,419,971
+🗼	Tokyo tower	abt acz;abt,acz
+😢		40e 56a;40d,56a,99i,a51
+😪		9nf 56a;56a,5n6 7ux,9nd
+😯		61s 56a;56a,61s,9w9,9yi
+😽	kissing cat	6ki 3kk 56a b0w 3sa 4rb,6ki 3kk;3kk,4r4,56a,6kh
+😾	pouting cat	8p0 3kk 56a,8p0 3kk;3kk,56a,8p0
+🙎‍♂️		78a 8p0;5j4,78a,8p0
+🚃		8yq 3jr;3jr,4m3,8yq,adf,adg,aex
+🚒		59l 4nh;4nh,59l,af8
+🚳		7y7 3ac;3ab,3ak,5bz,7y7,8qi
+🚶‍♂️		78a axv;5wd,78a,axu
+🚼		346 9zz;346,3n5
+🟦	blue square	6ry 3cb 9rx,3cb 9rx;3cb,9rx
+🤍		azy 5u0;5u0,azy
+🤎		3f3 5u0;3f3,5u0
+🤩	star-struck	5oo 56a b0w 9u1 4rb,9u1 9w1;4rb,56a,5oo,9u1
+🤿		4dy 79v;4dy,9da,9ok
+🥏		5b9 4d6;amj
+🥗		5of 9a8;5bp,5of,9a8
+🥡		a37 3dq;8c3 8d6
+🥩		41l 88d 7bo;3pg,6rb,8oe,9ug
+🥫		3jc 5bp;3ix
+🥬		6t3 5of;3cm 3pn,3i4,6f1,6ua
+🥾		5we 3d0;34a,3d0,3iw,5we
+🦺		99l ath;4mt,99l,ath
+🧏		48b 8is;2m4,48b,4k4,5tx
+🧑‍🚒		59n;59o
+🧚‍♀️		b16 56y;aas
+🧛‍♂️		78a as4;4g5,an0
+🧞‍♀️		b16 5in;4eb
+🧨		59m;4i1,4qr,59q
+🩺		9up;4es,5u0,7by
+🪛		9d6;9d5,ac7
+🪩		7gq 357;462,4d7,5md,8fz
+🪫		6yi 36q;4m7,6yi 4nf
+🫐		3cc;39j,3ao,3cb,3cd
+🫑		38z 8i9;3jn,8i9,asy
+🫶		5u0 5sj;6yh
+-	hyphen-minus	62x 7gi;46k,62x,7gi
+>	greater-than	5ob a78 9l5,5ob a78;3s9 a2r,a2r
+`		5o7 2m0;2m0,5o7,ac1
+´		2mf 2m0;2m0,2mf,ac1
+،		2tq 3wi;2tq,3wi
+″		4fs 8q0;8q0
+‴		aej 8q0;8q0
+₣	french franc	5cz 5ct 9l5,5cz 5ct;419,5ct
+₰	german penny	5iy 8hz 9l5,5iy 8hz;419,8jd
+₹	indian rupee	66c 971 9l5,66c 971;419,971
 ∃		a7o 4ql
-∝	proportional	8qt abi,8qt,8qu
-∩		67u,9f7
-≈	almost equal	2q1 4od abi,2q1 4od,2tc,2te
-≡		64g abi,4q8,64g,aej
+∝	proportional	8qt abi,8qt;8qu
+∩		67u;9f7
+≈	almost equal	2q1 4od abi,2q1 4od;2tc,2te
+≡		64g abi;4q8,64g,aej
 ⊆	subset equal	9wu 88d 8a7 4od abi,9wu 4od
-⊕		3qv 8n0,8n0
-⊞		9ry 8n0,2mk 6vm,7a5
-⋅		4fo 89y,89y
-⋈	natural join	3dp,7of 6cb,3av 89y
-⏏️		4ls 3gp,4ls 9zz,4ls
-⏸️		8gr 3gp,4fs atd 35u,35u,4fs,8gr,atd
-☕		60k 39p,39p,3vv,4ge,60k,9uj,a4x
-☮️		8h4 9zz,8h4
-☺️		9o8 56a,azy 9o8 56a,56a,8be,90w,9o7
-♦️		4bi 9xc,3br 4bi 9xc,3js,5gp
+⊕		3qv 8n0;8n0
+⊞		9ry 8n0;2mk 6vm,7a5
+⋅		4fo 89y;89y
+⋈	natural join	3dp,7of 6cb;3av 89y
+⏏️		4ls 3gp,4ls 9zz;4ls
+⏸️		8gr 3gp,4fs atd 35u;35u,4fs,8gr,atd
+☕		60k 39p;39p,3vv,4ge,60k,9uj,a4x
+☮️		8h4 9zz;8h4
+☺️		9o8 56a,azy 9o8 56a;56a,8be,90w,9o7
+♦️		4bi 9xc,3br 4bi 9xc;3js,5gp
 ⚜️	fleur-de-lis	5aj 488 6wh
-⚡	high voltage	5w9 avf 9l5,5w9 avf,467,4m3,6vk,avf,bbn
-⚪	white circle	7c1 azy 3qu,azy 3qu,3qu,5ir
-⚫	black circle	7c1 3br 3qu,3br 3qu,3qu,5ir
-⛳		5a7 65w 5zn,5mx,5zn
-✌️		atw 5sc,5sc,apm,atw
-✍️		b25 5sc,5sc,b24
-🌟		5mk 9u1,5me,5mj,9i7,9qh,9u1
-🍖		7bo 89a 3cr,3cr,7bo
-🍘		92w 3ze,3ze,92w
-🍟		5cz 5d4,5cz,5d4
-🍤		5d3 9jb,5d3,8pf,9jb,a5r
-🎁	wrapped gift	b1u 8pt,b1u 5ll,3dq,3lx,5ll,8pt,b1u
-🎉		8fz 8oc,3lx,8fz,8oc,a2n
-🎚️		6uf 9nk,6uf,7kx,9nk
-🎡		58i azq,2qy 8fq,58i,azq
-🎣	fishing pole	59w 8nr 2r6 59t,59w 8nr,59t,8nr
-🎥		7j5 3it,3it,3qr,7j5
-🎰		9nt 76j,5gp,9nt
-🎵		7ky 7yy,7kx,7yy
-🏅		9rl 7bu,7bu
-🏇		60h 8y4,60h,6c9,8y3,8y4
-🏊‍♂️		78a 9zi,78a,9zg
-🏏	cricket game	3zq 36j 2r6 357,3zq 5gp,357,36j,5gp
-🏑	field hockey	58v 5zf 9ur 2r6 357,58v 5zf,357,58v,5gp,5zf,9ur
-🐚		9r6 9he,9he,9r6
-👟	running shoe	2wi 9ik,96v 9ik,2wi,3sh,9ik,9oh
-👢	woman’s boot	b17 3d1,b16 97u 3d0,3d0,3sh,9ik,b16
-👨‍🔧		78a 7bq,4m5,78a,7bq,8mv,adb
-👩‍🌾		b16 57e,57e,5h4,8z2,b16
-👩‍🎤		b16 9lu,2md,4nv,949,9lu,9u1,b16
-👩‍🎨		b16 2v8,2v8,8dk,b16
-💔		3ez 5u0,3ed,3ez
-💛		b6u 5u0,b6u
-💜		8se 5u0,8se
-💢		2rc 9zz,2rj,3wg,76l
-💨	dashing away	46k 9zz,46m 2xo,3wg,46k,96v
-💮		azy 5b0,5b0
-💴	yen banknote	35q b0w b6w 9l5,b6w 35q,35q,3ap,419,7hn,7yy,b6w
-💿	optical disk	8a4 4d6,8a4 4dg,3lk,3wy,4dg,8a4
-📱		7h3 8k4,3ly,7h3,8k4,a5i
-📶	antenna bars	2s9 b0w 369,2s9 369,2s9,35u,3ly,7h3,8k4
-📹		atz 3it,3it,atz
-📿		8ph 37y,37y,3sh,7qr,8ph,910
-🔘		8y9 3gp,3gp,5ir,8y9
-🔩		82q 2r6 3cp,3cp,82q,ac7
-🔫	water pistol	8lv,ayj 8lv,5pt,5sg,92e,ac7,ayj,ayy
-🔮		40g 357,357,40g,56y a3b,57a,5cc,ac7
-🕓	four o’clock	3s7 56a 5ch 880,5ch 859 3s7,1,1js,1js 1,3s7,5ch,859 3s7
-🕔	five o’clock	3s7 56a 5a2 880,5a2 859 3s7,1,1n5,1n5 1,3s7,5a2,859 3s7
-🕘	nine o’clock	3s7 56a 7va 880,7va 859 3s7,1,1x1,1x1 1,3s7,7va,859 3s7
-🕞	three-thirty	3s7 56a a8r a8b,a8r a8b,1g8,1g8 1g9,3s7,a8b,a8r
-🕢	seven-thirty	3s7 56a 9fc a8b,9fc a8b,1u7,1u7 1g9,3s7,9fc,a8b
-🕣	eight-thirty	3s7 56a 4li a8b,4li a8b,1wn,1wn 1g9,3s7,4li,a8b
-🖋️		5cg 8hs,6yj 6tc 5cg 8hs,5cg,8hs
-🗄️		595 3i5,3i5,595,596
-🗾	map of Japan	9lf 88d 6a3,78v 88d 6a3,6a3,78v
-😉		b0p 56a,56a,b0o
-😐		7rl 56a,48a,56a,7cf,7rl
-😔		8i0 56a,48z,56a,8i0
-😗		6ki 56a,56a,6kh
-😟		b1p 56a,56a,b1p
-😡	enraged face	8p0 56a,4np 56a,2rj,4np,56a,76l,8p0,8yf,90a
-😨		57v 56a,56a,57u,57v,9ci
-😳		5b4 56a,46x,56a,5b4
-😺	grinning cat	9o8 3kk 56a b0w 89w 7j0,5oo 3kk,3kk,56a,5oo,7j0,89w,9o7
-🙇‍♀️		b16 3dm,2t2,3dm,57q,5j4,9pr,b16
-🙍‍♂️		78a 5db,5db,5j4,78a
-🙏	folded hands	8is b0w 5be 5sj,5be 5sj,2vr,5sc,5w9 1n5,5w9 5a2,8mm,8pg,a79
-🚅	bullet train	5w9 9qu adf b0w 3ft 7yt,3ft adf,3ft,8yq,9i8,9qu,adf
-🚍		89d 3gh,3gh,89d
-🚧	construction	3xq 9l5,3xq,368
-🚯	no littering	4eo 7yu 6wo 9zz,7y7 6wp,5bz,6wo,7y7,7yu,8qi
-🚴‍♀️		b16 3al,3ab,3al,421,b16
-🚺	women’s room	b19 9zz,b18 97u 94v,36o,6sl,920,abr,ayw,b16
-🚾		ayj 3sc,36o,3sc,6sl,920,abr,ayj,ayw
-🛅		6tc 6yy,34p,6xf,6yy
-🛎️		390 38z,38z,390,60o
-🛕		5wg a5q,5wg,a5q
-🛴	kick scooter	9cv,6jl 9cv,6jl
-🛻		8kk af8,8kh ao2,8kk,af8
-🛼		94k 9mm,94k,9mm
-🟢	green circle	6ry 5of 3qu,5of 3qu,3qu,5of
-🟤	brown circle	6ry 3f3 3qu,3f3 3qu,3f3,3qu
-🟩	green square	6ry 5of 9rx,5of 9rx,5of,9rx
-🟫	brown square	6ry 3f3 9rx,3f3 9rx,3f3,9rx
-🤙		3io 7bl 5sc,3io,5sc,5sl 6y1,9g8
-🤹‍♂️		78a 6d3,6d3,78a,7k7
-🥊		3dr 5mh,3dr,5mh
-🥱		b6g 56a,3d5,aal,b6f
-🦛		5wm,5wl
-🦹		9y5,3zr,4q3,9y2,aue
-🧀		3nv az4,3nv
-🧃		39p 3dq,39p,3dq,6d4,9vj,9zc
-🧍‍♂️		78a 9tz,78a,9tz
-🧎‍♂️		78a 6le,6le,78a
-🧑‍💻		a54,3vt,4ac,67z,9p5
-🧓	older person	88z 2mw,88z 8is,2mw,5ii 7rl,88y,anv 5ii
-🧔‍♀️	woman: beard	b16 385,385,b16
-🧗‍♂️		78a 3s0,3rz
-🧟‍♀️		b16 be9,an0,axv 489
-🧡		8a8 5u0,8a8
-🧧	red envelope	90a 5ll 4nz,90a 4nz,5ll,5n6 6yv,5zz,6qz 9du,7hn
-🧩	puzzle piece	6b7 8sp 8ko,8sp 8ko,3so,67o,6b7,8ko,8sp
-🧿		7or 2qx,37x,3ne,4q3 4r4,7or,a3f
-🩰		358 9il,358,462
-🩴		a8i 9ax,37v 9ay,9ay,a8i 9ay,a8j,bec
-🪴		8ov 8md,3d6,5ox,60s,82n,8md,aov
-🫃		8pp 78a,391,3c0,5dm,8pp
-🫠		7cn 56a,4d3,4dj,6we,7cl
-🫴		8dp ao2 5sc,38d,3km,3we,88f
-?		8vl 79b,8vl
-|		atd 6w0,35u,6w0,8kz,8lm,9ha 9vy,9ur,9vy,asr,atd 35u
-÷		4dz 9l5,4ds,4dz,87k
-↕️	up-down arrow	ao2 4fx 2uy,2uy
-↖️	up-left arrow	ao2 6tc 2uy,7yo azg 2uy,2uy,4cy,67j,7yr
-∏	n-ary product	7lu 2vc 8qd,6xj,8qd
-∓	minus-or-plus	7gi 8a7 8n0 9l5,7gi 8a7 8n0,8n0 7gi
-∘		93f 89y,3wu,89y
+⚡	high voltage	5w9 avf 9l5,5w9 avf;467,4m3,6vk,avf,bbn
+⚪	white circle	7c1 azy 3qu,azy 3qu;3qu,5ir
+⚫	black circle	7c1 3br 3qu,3br 3qu;3qu,5ir
+⛳		5a7 65w 5zn;5mx,5zn
+✌️		atw 5sc;5sc,apm,atw
+✍️		b25 5sc;5sc,b24
+🌟		5mk 9u1;5me,5mj,9i7,9qh,9u1
+🍖		7bo 89a 3cr;3cr,7bo
+🍘		92w 3ze;3ze,92w
+🍟		5cz 5d4;5cz,5d4
+🍤		5d3 9jb;5d3,8pf,9jb,a5r
+🎁	wrapped gift	b1u 8pt,b1u 5ll;3dq,3lx,5ll,8pt,b1u
+🎉		8fz 8oc;3lx,8fz,8oc,a2n
+🎚️		6uf 9nk;6uf,7kx,9nk
+🎡		58i azq;2qy 8fq,58i,azq
+🎣	fishing pole	59w 8nr 2r6 59t,59w 8nr;59t,8nr
+🎥		7j5 3it;3it,3qr,7j5
+🎰		9nt 76j;5gp,9nt
+🎵		7ky 7yy;7kx,7yy
+🏅		9rl 7bu;7bu
+🏇		60h 8y4;60h,6c9,8y3,8y4
+🏊‍♂️		78a 9zi;78a,9zg
+🏏	cricket game	3zq 36j 2r6 357,3zq 5gp;357,36j,5gp
+🏑	field hockey	58v 5zf 9ur 2r6 357,58v 5zf;357,58v,5gp,5zf,9ur
+🐚		9r6 9he;9he,9r6
+👟	running shoe	2wi 9ik,96v 9ik;2wi,3sh,9ik,9oh
+👢	woman’s boot	b17 3d1,b16 97u 3d0;3d0,3sh,9ik,b16
+👨‍🔧		78a 7bq;4m5,78a,7bq,8mv,adb
+👩‍🌾		b16 57e;57e,5h4,8z2,b16
+👩‍🎤		b16 9lu;2md,4nv,949,9lu,9u1,b16
+👩‍🎨		b16 2v8;2v8,8dk,b16
+💔		3ez 5u0;3ed,3ez
+💛		b6u 5u0;b6u
+💜		8se 5u0;8se
+💢		2rc 9zz;2rj,3wg,76l
+💨	dashing away	46k 9zz,46m 2xo;3wg,46k,96v
+💮		azy 5b0;5b0
+💴	yen banknote	35q b0w b6w 9l5,b6w 35q;35q,3ap,419,7hn,7yy,b6w
+💿	optical disk	8a4 4d6,8a4 4dg;3lk,3wy,4dg,8a4
+📱		7h3 8k4;3ly,7h3,8k4,a5i
+📶	antenna bars	2s9 b0w 369,2s9 369;2s9,35u,3ly,7h3,8k4
+📹		atz 3it;3it,atz
+📿		8ph 37y;37y,3sh,7qr,8ph,910
+🔘		8y9 3gp;3gp,5ir,8y9
+🔩		82q 2r6 3cp;3cp,82q,ac7
+🔫	water pistol	8lv,ayj 8lv;5pt,5sg,92e,ac7,ayj,ayy
+🔮		40g 357;357,40g,56y a3b,57a,5cc,ac7
+🕓	four o’clock	3s7 56a 5ch 880,5ch 859 3s7;1,1js,1js 1,3s7,5ch,859 3s7
+🕔	five o’clock	3s7 56a 5a2 880,5a2 859 3s7;1,1n5,1n5 1,3s7,5a2,859 3s7
+🕘	nine o’clock	3s7 56a 7va 880,7va 859 3s7;1,1x1,1x1 1,3s7,7va,859 3s7
+🕞	three-thirty	3s7 56a a8r a8b,a8r a8b;1g8,1g8 1g9,3s7,a8b,a8r
+🕢	seven-thirty	3s7 56a 9fc a8b,9fc a8b;1u7,1u7 1g9,3s7,9fc,a8b
+🕣	eight-thirty	3s7 56a 4li a8b,4li a8b;1wn,1wn 1g9,3s7,4li,a8b
+🖋️		5cg 8hs,6yj 6tc 5cg 8hs;5cg,8hs
+🗄️		595 3i5;3i5,595,596
+🗾	map of Japan	9lf 88d 6a3,78v 88d 6a3;6a3,78v
+😉		b0p 56a;56a,b0o
+😐		7rl 56a;48a,56a,7cf,7rl
+😔		8i0 56a;48z,56a,8i0
+😗		6ki 56a;56a,6kh
+😟		b1p 56a;56a,b1p
+😡	enraged face	8p0 56a,4np 56a;2rj,4np,56a,76l,8p0,8yf,90a
+😨		57v 56a;56a,57u,57v,9ci
+😳		5b4 56a;46x,56a,5b4
+😺	grinning cat	9o8 3kk 56a b0w 89w 7j0,5oo 3kk;3kk,56a,5oo,7j0,89w,9o7
+🙇‍♀️		b16 3dm;2t2,3dm,57q,5j4,9pr,b16
+🙍‍♂️		78a 5db;5db,5j4,78a
+🙏	folded hands	8is b0w 5be 5sj,5be 5sj;2vr,5sc,5w9 1n5,5w9 5a2,8mm,8pg,a79
+🚅	bullet train	5w9 9qu adf b0w 3ft 7yt,3ft adf;3ft,8yq,9i8,9qu,adf
+🚍		89d 3gh;3gh,89d
+🚧	construction	3xq 9l5,3xq;368
+🚯	no littering	4eo 7yu 6wo 9zz,7y7 6wp;5bz,6wo,7y7,7yu,8qi
+🚴‍♀️		b16 3al;3ab,3al,421,b16
+🚺	women’s room	b19 9zz,b18 97u 94v;36o,6sl,920,abr,ayw,b16
+🚾		ayj 3sc;36o,3sc,6sl,920,abr,ayj,ayw
+🛅		6tc 6yy;34p,6xf,6yy
+🛎️		390 38z;38z,390,60o
+🛕		5wg a5q;5wg,a5q
+🛴	kick scooter	9cv,6jl 9cv;6jl
+🛻		8kk af8;8kh ao2,8kk,af8
+🛼		94k 9mm;94k,9mm
+🟢	green circle	6ry 5of 3qu,5of 3qu;3qu,5of
+🟤	brown circle	6ry 3f3 3qu,3f3 3qu;3f3,3qu
+🟩	green square	6ry 5of 9rx,5of 9rx;5of,9rx
+🟫	brown square	6ry 3f3 9rx,3f3 9rx;3f3,9rx
+🤙		3io 7bl 5sc;3io,5sc,5sl 6y1,9g8
+🤹‍♂️		78a 6d3;6d3,78a,7k7
+🥊		3dr 5mh;3dr,5mh
+🥱		b6g 56a;3d5,aal,b6f
+🦛		5wm;5wl
+🦹		9y5;3zr,4q3,9y2,aue
+🧀		3nv az4;3nv
+🧃		39p 3dq;39p,3dq,6d4,9vj,9zc
+🧍‍♂️		78a 9tz;78a,9tz
+🧎‍♂️		78a 6le;6le,78a
+🧑‍💻		a54;3vt,4ac,67z,9p5
+🧓	older person	88z 2mw,88z 8is;2mw,5ii 7rl,88y,anv 5ii
+🧔‍♀️	woman: beard	b16 385;385,b16
+🧗‍♂️		78a 3s0;3rz
+🧟‍♀️		b16 be9;an0,axv 489
+🧡		8a8 5u0;8a8
+🧧	red envelope	90a 5ll 4nz,90a 4nz;5ll,5n6 6yv,5zz,6qz 9du,7hn
+🧩	puzzle piece	6b7 8sp 8ko,8sp 8ko;3so,67o,6b7,8ko,8sp
+🧿		7or 2qx;37x,3ne,4q3 4r4,7or,a3f
+🩰		358 9il;358,462
+🩴		a8i 9ax;37v 9ay,9ay,a8i 9ay,a8j,bec
+🪴		8ov 8md;3d6,5ox,60s,82n,8md,aov
+🫃		8pp 78a;391,3c0,5dm,8pp
+🫠		7cn 56a;4d3,4dj,6we,7cl
+🫴		8dp ao2 5sc;38d,3km,3we,88f
+?		8vl 79b;8vl
+|		atd 6w0;35u,6w0,8kz,8lm,9ha 9vy,9ur,9vy,asr,atd 35u
+÷		4dz 9l5;4ds,4dz,87k
+↕️	up-down arrow	ao2 4fx 2uy;2uy
+↖️	up-left arrow	ao2 6tc 2uy,7yo azg 2uy;2uy,4cy,67j,7yr
+∏	n-ary product	7lu 2vc 8qd;6xj,8qd
+∓	minus-or-plus	7gi 8a7 8n0 9l5,7gi 8a7 8n0;8n0 7gi
+∘		93f 89y;3wu,89y
 ∞	infinity sign	66n,66n 9l5
-≖	ring in equal	93f 65w 4od abi,93f 65w 4od,4oe,7a5
-≮	not less-than	7yu 6u4 a78,66k,7a5
-⊖		3qv 7gi,4ov,a01 4bz
-⊗		3qv aa5,8qd,a5y
-⊟		9ry 7gi,7a5,9wy 6vm
-⋆		9u1 89y,89y
-⏺️		900 3gp,3br 3qu 5by 900,3qu,900
+≖	ring in equal	93f 65w 4od abi,93f 65w 4od;4oe,7a5
+≮	not less-than	7yu 6u4 a78;66k,7a5
+⊖		3qv 7gi;4ov,a01 4bz
+⊗		3qv aa5;8qd,a5y
+⊟		9ry 7gi;7a5,9wy 6vm
+⋆		9u1 89y;89y
+⏺️		900 3gp,3br 3qu 5by 900;3qu,900
 ■	filled square	3br 9rx,598 9rx
 □	hollow square	azy 9rx,5zo 9rx
-○	hollow circle	azy 3qu,5zo 3qu,3qu,93f
+○	hollow circle	azy 3qu,5zo 3qu;3qu,93f
 ◌		4fr 3qu
-●	filled circle	3br 3qu,598 3qu,3qu
+●	filled circle	3br 3qu,598 3qu;3qu
 ◦	hollow bullet	azy 3ft,5zo 3ft
-☹️		5db 56a,azy 5db 56a,56a,5da
-⚖️		354 9ce,9cf,354,6di,6v0,9ce,be8
-⛩️		9i9 9jc,910,9i9,9jc
-✡️	star of David	9u1 88d 46r,46r,6ap,6ar,910,9u1
-🌙		3zo 7id,3zo,7id
-🌚	new moon face	7rn 7id b0w 56a,7rn 7id 56a,56a,7id
-🌞		9xl b0w 56a,3et,56a,9xl
-🌠		9ir 9u1,573,9ir,9u1
-🌾	sheaf of rice	4k4 88d 92w,9h4 88d 92w,4k4,5nu,92w
-🍜		9uj 3dn,3dn,7yg,8yy,9uj
-🍫		3pd 35u,35u,3pd,4a8,9zc
-🎂		3b8 3if,3b8,3if,3lx,4a8,8ge,9zc
-🎊		3x5 357,357,3lx,3x5
-🎋		a3q adv,35r,3lx,6a4,adv
-🎌		403 5a8,3lx,400,403,6a4
-🎏		3k4 9vl,3k4,3lx,9vl
-🎛️		3y4 6li,3y4,6li,7kx
-🎬		3ri 3ci,3ri,7j5
-🎶	musical notes	7k3 7ky 7z2,7ky 7z2,7kx,7yy,7z2
-🎼		7ky 9cw,7kx,9cw
-🎽	running shirt	96v 9ie b0w 9bi,96v 9ie,2wj,96v,9bi,9ie
-🏃‍♀️		b16 96v,792,8y4,96v,b16
-🏄‍♀️		b16 9yf,9yf,b16
-🏝️		4a3 68w,4a3,68w
-🏞️		7oc 8fq,8fq
-🏹		3dl 2r6 2uy,2tz,2uy,3dl,99p,be8
-🐃		ayj 3fj,3fj,ayj
-🐠		af5 59t,59t,af5
-👊	oncoming fist	59y 5sc 9l5,89d 59x,3ru,59x,5sc,8ry
-👨‍🔬		78a 9ct,3b2,3o3,4ni,78a,8kc,9ct
-👨‍🚀		78a 2w7,2w7,78a,94a
-👩‍🎓		b16 9w4,5nr,9w4,b16
-👩‍🏫		b16 a4y,67a,8qe,a4y,b16
-👰‍♂️		78a b0w at1,78a,at1
-👾		2pn 7i3,2pn,3zi,4r0,56a,7i3,alx
-💃	woman dancing	463,b16 464,462,464,b16
-💓		389 5u0,389,5u1,8ru
-💗		5oy 5u0,4qd,5oy,7rb,8rv
-💪		5am 3aa,3aa,3wg,5al,7ks
-💶	euro banknote	35q b0w 4pu 9l5,4pu 35q,35q,3ap,419,4pu,7hn,7yy
-💽	computer disk	7ga,3wy 4dg,3wy,4dg,7gb,8a4
-📍		95a 8sj,8l7,8sj
-📑		3cw a2j,3cw,79b,79c,a2j
-📼		au0,a42,ats,atz
-🔁	repeat button	3s8 937 2r6 6te 89w 3qu 2v1,919 3gp,2uy,3s8,919
-🔆	bright button	5w9 3eu 9zz,3et 3gp,3et,3eu
-🔇	muted speaker	9qo b0w 3j2 9vy,7l2 9qo,7l1,8vq,9le,9qo
-🔌		4m3 8mr,4m3,4m6,8mr
-🔢	input numbers	675 9zz 5by 826,675 826,3r,675,826
-🔣	input symbols	675 9zz 5by a00,675 a00,675
-🔪	kitchen knife	5ze,6kk 6lf,3yc,6lf,ac7,ayy
-🕒	three o’clock	3s7 56a a8r 880,a8r 859 3s7,1,1g8,1g8 1,3s7,859 3s7,a8r
-🕖	seven o’clock	3s7 56a 9fc 880,9fc 859 3s7,1,1u7,1u7 1,3s7,859 3s7,9fc
-🕗	eight o’clock	3s7 56a 4li 880,4li 859 3s7,1,1wn,1wn 1,3s7,4li,859 3s7
-🕦	eleven-thirty	3s7 56a 4md a8b,4md a8b,3b,3b 1g9,3s7,4md,a8b
-🕧	twelve-thirty	3s7 56a aiu a8b,aiu a8b,3m,3m 1g9,3s7,a8b,aiu
-🖕	middle finger	92a 5sc b0w 7fh 59e 4qu,7fh 59e,59e,5sc
-🖖	vulcan salute	8yt 5sc b0w 8fu 39o 7fh 2r6 93f 59h,avz 9aj,59e,5sc,9rf,avz
-🗃️		3js 595 3dq,3dq,3js,595
-🗣️		9qp 5to,9qp 5to 65w 9lf,56a,5to,9lf,9qn,9qp
-😀		5oo 56a,56a,5on
-😌		90z 56a,56a,90z
-😏		9oa 56a,56a,9o9
-😒		ams 56a,56a,ams,anf
-😕		3x8 56a,3x8,56a,7cf
-😮‍💨		56a 4qi,4qh,5hb,5op,90y,azw,azx
-😴		9ne 56a,56a,5n6 7ux,9nd,bg3
-🙇	person bowing	8is 3dm 48r,8is 3dm,2t2,3dl,5j4,9pr
-🙌	raising hands	8is 8yu 3dc 5sj 65w 3lx,8yu 5sj,3lx,5j4,5sc,605,8yt
-🙎‍♀️		b16 8p0,5j4,8p0,b16
-🚖		89d a4p,89d,a4p
-🚰	potable water	8os ayj 9zz,8os ayj,4gf,8os,ayj
-🚴	person biking	3ad,8is 3al,3ab,3al,421
-🚶‍♀️		b16 axv,5wd,axu,b16
-🛄		34p 3rd,34p,3rd
-🛌	person in bed	9ne 2m5,8is 65w 38e,5n6 7ux,60o,9nd
-🛍️		9it 34q,34l,60o,9it
-🛒	shopping cart	9it aew,9it 3kb,3kb,9it,aew
-🛤️		8yq ad5,8yq,adf
-🛵		7ip 9cv,7ip,9cv
-🛸		5b9 9bu,alx
-🛺		2xc 92y,ahk ahk
-🟠	orange circle	6ry 8a8 3qu,8a8 3qu,3qu,8a8
-🟡	yellow circle	6ry b6u 3qu,b6u 3qu,3qu,b6u
-🟣	purple circle	6ry 8se 3qu,8se 3qu,3qu,8se
-🟧	orange square	6ry 8a8 9rx,8a8 9rx,8a8,9rx
-🟨	yellow square	6ry b6u 9rx,b6u 9rx,9rx,b6u
-🟪	purple square	6ry 8se 9rx,8se 9rx,8se,9rx
-🤏		8lc 5sc,9o2 2qs
-🤔		a87 56a,56a,a87
-🤤		4gi 56a,4gi,56a
-🤧		9oj 56a,56a,5j6,9oi
-🤫	shushing face	56a b0w 59e 3z8 3sa 6wb,9jz 56a,8vq,9jy
-🤮	face vomiting	56a b0w 89w 7j0 avj,56a avj,8rs,9kn,avi
-🤵‍♂️		78a 65w ail,78a,ail
-🤷‍♂️		78a 9jg,4fu,64y,66g,78a,9jf
-🤼‍♂️		7cs b20,7cs,b1x
-🥀		b0f 5b0,5b0,b0f
-🥃		ahp 5m8,5m8,6wf,9iz,ahp,azv
-🥌		417 9v3,5gp,949
-🥛		5m8 88d 7fy,4ge,5m8,7fy
-🥳	partying face	56a b0w 8fz 60d 2r6 8fz 5t5,8g0 56a,3lx,5t5,60d,8fz
-🥺	pleading face	56a b0w 8ml 4rb,8ml 56a,38m,7d1,8s8 4rb
-🦸‍♂️		78a 9y0,5n6,5v2,78a,9y2
-🧑‍⚕️		5tv b1m,4es,5tw,82l,a7n
-🧑‍💼		88g b1m,2u0,3gi,78c,azy 3w3
-🧔	person: beard	386 8is,8is 385,385,8is
-🧛‍♀️		b16 as4,an0
-🧴		6yb 3de,6yb,7hf,9gf,9xs
-🧻		94i 88d 8ew,8ew acy,abr 8ew
-🩸		4gj 88d 3c4,3bw,3c4 4fd,66y,7by,7cz
-🪆		7rf 4f6,4f4,7rf,977
-🪐		93g 8mc,9br,9bs
-🪚		3k6 9c4,3k5,6z4,9c4,ac7
-🪡		9fh 7qu,4ms,7qu,9fh,9uz,9yr,a30
-🫡		9ak 56a,88u,9aj,9xq,af3,b75
-«	left guillemet	6tc 8nj 4fs 2rf 8w2 79b,6tc 5pm,2rf,3e0,3jy,3oh,6tc,8w3
-¶	paragraph mark	8l2 9l5,8f4 79b,2pr,8f4,8fd,8l2
-―		60b 35u,35u,46k,6w0
+☹️		5db 56a,azy 5db 56a;56a,5da
+⚖️		354 9ce,9cf;354,6di,6v0,9ce,be8
+⛩️		9i9 9jc;910,9i9,9jc
+✡️	star of David	9u1 88d 46r;46r,6ap,6ar,910,9u1
+🌙		3zo 7id;3zo,7id
+🌚	new moon face	7rn 7id b0w 56a,7rn 7id 56a;56a,7id
+🌞		9xl b0w 56a;3et,56a,9xl
+🌠		9ir 9u1;573,9ir,9u1
+🌾	sheaf of rice	4k4 88d 92w,9h4 88d 92w;4k4,5nu,92w
+🍜		9uj 3dn;3dn,7yg,8yy,9uj
+🍫		3pd 35u;35u,3pd,4a8,9zc
+🎂		3b8 3if;3b8,3if,3lx,4a8,8ge,9zc
+🎊		3x5 357;357,3lx,3x5
+🎋		a3q adv;35r,3lx,6a4,adv
+🎌		403 5a8;3lx,400,403,6a4
+🎏		3k4 9vl;3k4,3lx,9vl
+🎛️		3y4 6li;3y4,6li,7kx
+🎬		3ri 3ci;3ri,7j5
+🎶	musical notes	7k3 7ky 7z2,7ky 7z2;7kx,7yy,7z2
+🎼		7ky 9cw;7kx,9cw
+🎽	running shirt	96v 9ie b0w 9bi,96v 9ie;2wj,96v,9bi,9ie
+🏃‍♀️		b16 96v;792,8y4,96v,b16
+🏄‍♀️		b16 9yf;9yf,b16
+🏝️		4a3 68w;4a3,68w
+🏞️		7oc 8fq;8fq
+🏹		3dl 2r6 2uy;2tz,2uy,3dl,99p,be8
+🐃		ayj 3fj;3fj,ayj
+🐠		af5 59t;59t,af5
+👊	oncoming fist	59y 5sc 9l5,89d 59x;3ru,59x,5sc,8ry
+👨‍🔬		78a 9ct;3b2,3o3,4ni,78a,8kc,9ct
+👨‍🚀		78a 2w7;2w7,78a,94a
+👩‍🎓		b16 9w4;5nr,9w4,b16
+👩‍🏫		b16 a4y;67a,8qe,a4y,b16
+👰‍♂️		78a b0w at1;78a,at1
+👾		2pn 7i3;2pn,3zi,4r0,56a,7i3,alx
+💃	woman dancing	463,b16 464;462,464,b16
+💓		389 5u0;389,5u1,8ru
+💗		5oy 5u0;4qd,5oy,7rb,8rv
+💪		5am 3aa;3aa,3wg,5al,7ks
+💶	euro banknote	35q b0w 4pu 9l5,4pu 35q;35q,3ap,419,4pu,7hn,7yy
+💽	computer disk	7ga,3wy 4dg;3wy,4dg,7gb,8a4
+📍		95a 8sj;8l7,8sj
+📑		3cw a2j;3cw,79b,79c,a2j
+📼		au0;a42,ats,atz
+🔁	repeat button	3s8 937 2r6 6te 89w 3qu 2v1,919 3gp;2uy,3s8,919
+🔆	bright button	5w9 3eu 9zz,3et 3gp;3et,3eu
+🔇	muted speaker	9qo b0w 3j2 9vy,7l2 9qo;7l1,8vq,9le,9qo
+🔌		4m3 8mr;4m3,4m6,8mr
+🔢	input numbers	675 9zz 5by 826,675 826;3r,675,826
+🔣	input symbols	675 9zz 5by a00,675 a00;675
+🔪	kitchen knife	5ze,6kk 6lf;3yc,6lf,ac7,ayy
+🕒	three o’clock	3s7 56a a8r 880,a8r 859 3s7;1,1g8,1g8 1,3s7,859 3s7,a8r
+🕖	seven o’clock	3s7 56a 9fc 880,9fc 859 3s7;1,1u7,1u7 1,3s7,859 3s7,9fc
+🕗	eight o’clock	3s7 56a 4li 880,4li 859 3s7;1,1wn,1wn 1,3s7,4li,859 3s7
+🕦	eleven-thirty	3s7 56a 4md a8b,4md a8b;3b,3b 1g9,3s7,4md,a8b
+🕧	twelve-thirty	3s7 56a aiu a8b,aiu a8b;3m,3m 1g9,3s7,a8b,aiu
+🖕	middle finger	92a 5sc b0w 7fh 59e 4qu,7fh 59e;59e,5sc
+🖖	vulcan salute	8yt 5sc b0w 8fu 39o 7fh 2r6 93f 59h,avz 9aj;59e,5sc,9rf,avz
+🗃️		3js 595 3dq;3dq,3js,595
+🗣️		9qp 5to,9qp 5to 65w 9lf;56a,5to,9lf,9qn,9qp
+😀		5oo 56a;56a,5on
+😌		90z 56a;56a,90z
+😏		9oa 56a;56a,9o9
+😒		ams 56a;56a,ams,anf
+😕		3x8 56a;3x8,56a,7cf
+😮‍💨		56a 4qi;4qh,5hb,5op,90y,azw,azx
+😴		9ne 56a;56a,5n6 7ux,9nd,bg3
+🙇	person bowing	8is 3dm 48r,8is 3dm;2t2,3dl,5j4,9pr
+🙌	raising hands	8is 8yu 3dc 5sj 65w 3lx,8yu 5sj;3lx,5j4,5sc,605,8yt
+🙎‍♀️		b16 8p0;5j4,8p0,b16
+🚖		89d a4p;89d,a4p
+🚰	potable water	8os ayj 9zz,8os ayj;4gf,8os,ayj
+🚴	person biking	3ad,8is 3al;3ab,3al,421
+🚶‍♀️		b16 axv;5wd,axu,b16
+🛄		34p 3rd;34p,3rd
+🛌	person in bed	9ne 2m5,8is 65w 38e;5n6 7ux,60o,9nd
+🛍️		9it 34q;34l,60o,9it
+🛒	shopping cart	9it aew,9it 3kb;3kb,9it,aew
+🛤️		8yq ad5;8yq,adf
+🛵		7ip 9cv;7ip,9cv
+🛸		5b9 9bu;alx
+🛺		2xc 92y;ahk ahk
+🟠	orange circle	6ry 8a8 3qu,8a8 3qu;3qu,8a8
+🟡	yellow circle	6ry b6u 3qu,b6u 3qu;3qu,b6u
+🟣	purple circle	6ry 8se 3qu,8se 3qu;3qu,8se
+🟧	orange square	6ry 8a8 9rx,8a8 9rx;8a8,9rx
+🟨	yellow square	6ry b6u 9rx,b6u 9rx;9rx,b6u
+🟪	purple square	6ry 8se 9rx,8se 9rx;8se,9rx
+🤏		8lc 5sc;9o2 2qs
+🤔		a87 56a;56a,a87
+🤤		4gi 56a;4gi,56a
+🤧		9oj 56a;56a,5j6,9oi
+🤫	shushing face	56a b0w 59e 3z8 3sa 6wb,9jz 56a;8vq,9jy
+🤮	face vomiting	56a b0w 89w 7j0 avj,56a avj;8rs,9kn,avi
+🤵‍♂️		78a 65w ail;78a,ail
+🤷‍♂️		78a 9jg;4fu,64y,66g,78a,9jf
+🤼‍♂️		7cs b20;7cs,b1x
+🥀		b0f 5b0;5b0,b0f
+🥃		ahp 5m8;5m8,6wf,9iz,ahp,azv
+🥌		417 9v3;5gp,949
+🥛		5m8 88d 7fy;4ge,5m8,7fy
+🥳	partying face	56a b0w 8fz 60d 2r6 8fz 5t5,8g0 56a;3lx,5t5,60d,8fz
+🥺	pleading face	56a b0w 8ml 4rb,8ml 56a;38m,7d1,8s8 4rb
+🦸‍♂️		78a 9y0;5n6,5v2,78a,9y2
+🧑‍⚕️		5tv b1m;4es,5tw,82l,a7n
+🧑‍💼		88g b1m;2u0,3gi,78c,azy 3w3
+🧔	person: beard	386 8is,8is 385;385,8is
+🧛‍♀️		b16 as4;an0
+🧴		6yb 3de;6yb,7hf,9gf,9xs
+🧻		94i 88d 8ew;8ew acy,abr 8ew
+🩸		4gj 88d 3c4;3bw,3c4 4fd,66y,7by,7cz
+🪆		7rf 4f6;4f4,7rf,977
+🪐		93g 8mc;9br,9bs
+🪚		3k6 9c4;3k5,6z4,9c4,ac7
+🪡		9fh 7qu;4ms,7qu,9fh,9uz,9yr,a30
+🫡		9ak 56a;88u,9aj,9xq,af3,b75
+«	left guillemet	6tc 8nj 4fs 2rf 8w2 79b,6tc 5pm;2rf,3e0,3jy,3oh,6tc,8w3
+¶	paragraph mark	8l2 9l5,8f4 79b;2pr,8f4,8fd,8l2
+―		60b 35u;35u,46k,6w0
 ※		90f 79b
-⁄		5cm 9n7,9vy,auq
-₶	livre tournois	6wr acv 9l5,6wr acv,419
-↗️	up-right arrow	ao2 934 2uy,7yo 4kc 2uy,2uy,4cy,67j,7yp
-∉	not an element	7yu 2qz 4m9 88d,7yu 2qz 4m9,4m9
-∕		4dz 9n7,9n7,9vy,auq
-∼		a9w 89y,89y
-∽		92a a9w,a9w
-≪	much less-than	7jp 6u4 a78,66k,7a5
-⊇	superset equal	9y4 88d 8a7 4od abi,9y4 4od,4oe,7a5
+⁄		5cm 9n7;9vy,auq
+₶	livre tournois	6wr acv 9l5,6wr acv;419
+↗️	up-right arrow	ao2 934 2uy,7yo 4kc 2uy;2uy,4cy,67j,7yp
+∉	not an element	7yu 2qz 4m9 88d,7yu 2qz 4m9;4m9
+∕		4dz 9n7;9n7,9vy,auq
+∼		a9w 89y;89y
+∽		92a a9w;a9w
+≪	much less-than	7jp 6u4 a78;66k,7a5
+⊇	superset equal	9y4 88d 8a7 4od abi,9y4 4od;4oe,7a5
 ⊮		4ew 7yu 5c0
-⊿		934 ae5,7a5,934 2rg ae5
-⌛	hourglass done	60r,60r 4fe,9aw,aa4
-⏫	fast up button	3br ao2 8nj 4fs ae5,57j ao2 3gp,2uy,4fs
-◀️		929 3gp,3br 6tc 8nj ae5,2uy,6tc,929,ae5
+⊿		934 ae5;7a5,934 2rg ae5
+⌛	hourglass done	60r,60r 4fe;9aw,aa4
+⏫	fast up button	3br ao2 8nj 4fs ae5,57j ao2 3gp;2uy,4fs
+◀️		929 3gp,3br 6tc 8nj ae5;2uy,6tc,929,ae5
 ◆	filled diamond	3br 4bi,598 4bi
 ◇	hollow diamond	azy 4bi,5zo 4bi
 ◘		680 3ft
-☦️		8an 400,3po,400,910
-⚔️		403 9zq,403,9zq,ayy
-⚕️		7bx 9zz,9ts 88d 2nh,2nh,7by,9ts
-🌝	full moon face	5dm 7id b0w 56a,5dm 7id 56a,3et,56a,5dm,7id
-🌲		4q0 adv,adv
-🌳		48g adv,48g,9h5,adv
-🌸		3ob 3c5,3c5,3ob,5b0
-🍦		9p2 642 3zg,3zg,4a8,642,644,9p2,9zc
-🍴		5c4 2r6 6lf,3yc,41m,5c4,6lf
-🍸		3vp 5m8,35u,3vp,4ge,5m8
-🍹		af5 4ge,35u,4ge,af5
-🎃	jack-o-lantern	69s 859 6rr,3lx,5s1,69s,6rr
-🎄	Christmas tree	3pp adv,3lx,3pp,adv
-🎎	Japanese dolls	6a4 4f6,3lx,4f4,58k,6a4
-🎓		5ns 3jg,3jg,3lx,3sh,5ns,5t5
-🎖️		7fx 7bu,3lx,7bu,7fx
-🎠		3k3 60h,3k3,60h
-🎢		94k 3vm,2qy 8fq,3vm,94k
-🎨		2v8 8dk,2v4,7kt,8d8,8dk
-🏁		3o8 5a7,3np,3o8,8y4
-🏃	person running	96u,8is 96v,792,96v
-🏄	person surfing	9ye,8is 9yf,9yf
-🏉		96i 5bs,357,5bs,96i
-🏊‍♀️		b16 9zi,9zg,b16
-🏌️		8is 5mz,5my,357,5mx
-🏚️		49x 60s,49x 60s 3fn,49x,60s
-🏿	dark skin tone	4mv 7hc 5a1 ajh 1qq,46g 9mw ac1,9mw ac1,ajh 1qq
-🐣		5t8 3om,346,3b5,3om,5t8
-🐫	two-hump camel	34g 3is,aj7 61d 3is,34g,3is,61d
-🐳		9ro azo,56a,9ro,azo
-👏	clapping hands	3rj 5sj 9l5,3rj 5sj,3rh,5sc
-👡	woman’s sandal	b17 9ax,b16 97u 9ax,3sh,9ax,9ik,b16
-👩‍🔧		b16 7bq,4m5,7bq,8mv,adb,b16
-👮		8nt 88h,3ye,88h,8nt
-💦	sweat droplets	9ra 9z8 9zz,9z8 4gl,3wg,9ra,9z8
-💬		9qt 359,359,3fc,3wg,4bf,9qt
-💯	hundred points	61f 8nl 9zz,61f 8nl,31,5dm,61f,9cw
-💷	pound banknote	35q b0w 8oy 9l5,8oy 35q,35q,3ap,419,7hn,7yy,8oy
-📃		8cz b0w 414,414,4et,8cz
-📄		8cz 56f ao2,4et,8cz
-📏		9vd 96n,96n,9vd 4ko
-📳		atu 7h5,3ly,7h3,7h5,8k4,a5i,atu
-📽️		59b 8ql,3qr,59b,7j5,8ql,atz
-🔱		ae8 4mr,2r4,4mr,9ia,ac7,ae8
-🔼	upwards button	ao2 8nj 9o2 90a ae5,aob 3gp,2uy,3gp,90a
-🕚	eleven o’clock	3s7 56a 4md 880,4md 859 3s7,1,3b,3b 1,3s7,4md,859 3s7
-🕛	twelve o’clock	3s7 56a aiu 880,aiu 859 3s7,1,3m,3m 1,3s7,859 3s7,aiu
-🖱️		3wy 7iy,a8r 3gp 7iy,3wy
-🖼️		5cr 8km,5cq b0w 8km,2v4,5cq,7kt,8d8,8km
-🗒️		9r6 7z1,9r6 7yy 8cu,7yy,8cu,9r6
-😧		2rm 56a,2rm,56a
-😬		5om 56a,56a,5ol
-😶‍🌫️		56a 65w 3sj,2lu,56a 65w a7d 5bc,5to 65w 3sj
-🙍‍♀️		b16 5db,5db,5j4,b16
-🙎	person pouting	8is b0w 8p0 56a,8is 8p0,5j4,8p0
-🚚		499 af8,499,af8
-🚡		2nd adh,2nd,3i6,3jr,5n2,adh
-🚶	person walking	8hf,8is axv,5wd,axu,axv
-🚷		7y7 8hg,5bz,7y7,7yu,8hf,8qi
-🛋️		3z0 2r6 6ri,3z0,60o,6ri
-🛩️		9o2 2ol,2ne,2ol
-🛳️		8g7 9ia,8g7,9ia
-🤢		7ok 56a,56a,7ok,avi
-🤯	exploding head	9ij 56a b0w 4qq 5to,4qq 5to,7g7 3c9,9ij
-🤰		8pp b16,8pp,b16
-🤱	breast-feeding	3eh 582,346,3eh,82m
-🤹‍♀️		b16 6d3,6d3,7k7,b16
-🤺	person fencing	58d,8is 58e,58e,9zp
-🥖		34r 3ec,34r,3ec,5bp,5cz
-🥠		5cc 3yb,8qr
-🥤		40w b0w 9vj,6d4,9p0
-🥸		4dc 56a,4db,56a,5m9,661,7yt
-🦾		7br 2uh,2m4,8qy
-🦿		7br 6tf,2m4,8qy
-🧍‍♀️		b16 9tz,9tz,b16
-🧎‍♀️		b16 6le,6le,b16
-🧑‍🏭		56j b1m,2vw,56j,66j,b1m
-🧗‍♀️		b16 3s0,3rz
-🪺		7rd b0w 4l2,7rf
-🫂		8i6 618,5n7,5ul,617,a79
-🫗		8oz 6we,4ge,4n0,5m8,9r3
-🫲		6te 5sc,5sc,6tc,6td
-🫳		8dp 4fx 5sc,4dh,4gj,9io
-²		9y3 aj7,9ry,9y3,aj7
-¹		9y3 89e,89e,9y3
-»	right guillemet	934 8nj 4fs 2rf 8w2 79b,934 5pm,2rf,3e0,3jy,3oh,8w3,934
-‘	left apostrophe	6tc 9lv 8w2 79b,6tc 2t5,2t5,8w3,9lv 8w3,9o4 8w3
-↙️	down-left arrow	4fx 6tc 2uy,9py azg 2uy,2uy,4cy,67j,9q1
-∑	n-ary summation	7lu 2vc 9xj,7a5,9xj
-∙		3ft 89y,89y
-∬		4fs 67e,3il
+☦️		8an 400;3po,400,910
+⚔️		403 9zq;403,9zq,ayy
+⚕️		7bx 9zz,9ts 88d 2nh;2nh,7by,9ts
+🌝	full moon face	5dm 7id b0w 56a,5dm 7id 56a;3et,56a,5dm,7id
+🌲		4q0 adv;adv
+🌳		48g adv;48g,9h5,adv
+🌸		3ob 3c5;3c5,3ob,5b0
+🍦		9p2 642 3zg;3zg,4a8,642,644,9p2,9zc
+🍴		5c4 2r6 6lf;3yc,41m,5c4,6lf
+🍸		3vp 5m8;35u,3vp,4ge,5m8
+🍹		af5 4ge;35u,4ge,af5
+🎃	jack-o-lantern	69s 859 6rr;3lx,5s1,69s,6rr
+🎄	Christmas tree	3pp adv;3lx,3pp,adv
+🎎	Japanese dolls	6a4 4f6;3lx,4f4,58k,6a4
+🎓		5ns 3jg;3jg,3lx,3sh,5ns,5t5
+🎖️		7fx 7bu;3lx,7bu,7fx
+🎠		3k3 60h;3k3,60h
+🎢		94k 3vm;2qy 8fq,3vm,94k
+🎨		2v8 8dk;2v4,7kt,8d8,8dk
+🏁		3o8 5a7;3np,3o8,8y4
+🏃	person running	96u,8is 96v;792,96v
+🏄	person surfing	9ye,8is 9yf;9yf
+🏉		96i 5bs;357,5bs,96i
+🏊‍♀️		b16 9zi;9zg,b16
+🏌️		8is 5mz,5my;357,5mx
+🏚️		49x 60s,49x 60s 3fn;49x,60s
+🏿	dark skin tone	4mv 7hc 5a1 ajh 1qq,46g 9mw ac1;9mw ac1,ajh 1qq
+🐣		5t8 3om;346,3b5,3om,5t8
+🐫	two-hump camel	34g 3is,aj7 61d 3is;34g,3is,61d
+🐳		9ro azo;56a,9ro,azo
+👏	clapping hands	3rj 5sj 9l5,3rj 5sj;3rh,5sc
+👡	woman’s sandal	b17 9ax,b16 97u 9ax;3sh,9ax,9ik,b16
+👩‍🔧		b16 7bq;4m5,7bq,8mv,adb,b16
+👮		8nt 88h;3ye,88h,8nt
+💦	sweat droplets	9ra 9z8 9zz,9z8 4gl;3wg,9ra,9z8
+💬		9qt 359;359,3fc,3wg,4bf,9qt
+💯	hundred points	61f 8nl 9zz,61f 8nl;31,5dm,61f,9cw
+💷	pound banknote	35q b0w 8oy 9l5,8oy 35q;35q,3ap,419,7hn,7yy,8oy
+📃		8cz b0w 414;414,4et,8cz
+📄		8cz 56f ao2;4et,8cz
+📏		9vd 96n;96n,9vd 4ko
+📳		atu 7h5;3ly,7h3,7h5,8k4,a5i,atu
+📽️		59b 8ql;3qr,59b,7j5,8ql,atz
+🔱		ae8 4mr;2r4,4mr,9ia,ac7,ae8
+🔼	upwards button	ao2 8nj 9o2 90a ae5,aob 3gp;2uy,3gp,90a
+🕚	eleven o’clock	3s7 56a 4md 880,4md 859 3s7;1,3b,3b 1,3s7,4md,859 3s7
+🕛	twelve o’clock	3s7 56a aiu 880,aiu 859 3s7;1,3m,3m 1,3s7,859 3s7,aiu
+🖱️		3wy 7iy,a8r 3gp 7iy;3wy
+🖼️		5cr 8km,5cq b0w 8km;2v4,5cq,7kt,8d8,8km
+🗒️		9r6 7z1,9r6 7yy 8cu;7yy,8cu,9r6
+😧		2rm 56a;2rm,56a
+😬		5om 56a;56a,5ol
+😶‍🌫️		56a 65w 3sj;2lu,56a 65w a7d 5bc,5to 65w 3sj
+🙍‍♀️		b16 5db;5db,5j4,b16
+🙎	person pouting	8is b0w 8p0 56a,8is 8p0;5j4,8p0
+🚚		499 af8;499,af8
+🚡		2nd adh;2nd,3i6,3jr,5n2,adh
+🚶	person walking	8hf,8is axv;5wd,axu,axv
+🚷		7y7 8hg;5bz,7y7,7yu,8hf,8qi
+🛋️		3z0 2r6 6ri;3z0,60o,6ri
+🛩️		9o2 2ol;2ne,2ol
+🛳️		8g7 9ia;8g7,9ia
+🤢		7ok 56a;56a,7ok,avi
+🤯	exploding head	9ij 56a b0w 4qq 5to,4qq 5to;7g7 3c9,9ij
+🤰		8pp b16;8pp,b16
+🤱	breast-feeding	3eh 582;346,3eh,82m
+🤹‍♀️		b16 6d3;6d3,7k7,b16
+🤺	person fencing	58d,8is 58e;58e,9zp
+🥖		34r 3ec;34r,3ec,5bp,5cz
+🥠		5cc 3yb;8qr
+🥤		40w b0w 9vj;6d4,9p0
+🥸		4dc 56a;4db,56a,5m9,661,7yt
+🦾		7br 2uh;2m4,8qy
+🦿		7br 6tf;2m4,8qy
+🧍‍♀️		b16 9tz;9tz,b16
+🧎‍♀️		b16 6le;6le,b16
+🧑‍🏭		56j b1m;2vw,56j,66j,b1m
+🧗‍♀️		b16 3s0;3rz
+🪺		7rd b0w 4l2;7rf
+🫂		8i6 618;5n7,5ul,617,a79
+🫗		8oz 6we;4ge,4n0,5m8,9r3
+🫲		6te 5sc;5sc,6tc,6td
+🫳		8dp 4fx 5sc;4dh,4gj,9io
+²		9y3 aj7;9ry,9y3,aj7
+¹		9y3 89e;89e,9y3
+»	right guillemet	934 8nj 4fs 2rf 8w2 79b,934 5pm;2rf,3e0,3jy,3oh,8w3,934
+‘	left apostrophe	6tc 9lv 8w2 79b,6tc 2t5;2t5,8w3,9lv 8w3,9o4 8w3
+↙️	down-left arrow	4fx 6tc 2uy,9py azg 2uy;2uy,4cy,67j,9q1
+∑	n-ary summation	7lu 2vc 9xj;7a5,9xj
+∙		3ft 89y;89y
+∬		4fs 67e;3il
 ∾		682 6sr 97u
-☸️		azq 88d 4au,3fi,4au,910,azq
-⚒️		5s7 2r6 8kh,5s7,8kh,ac7
-🌂		3sa amn,3sh,8yr,amn
-🌉		3eq 2wd 7ux,3eq,7ux
-🌧️		3si b0w 8yr,3si,8yr
-🌨️		3si b0w 9om,3si,3w1,9om
-🎍		8ld 48k,35d,3lx,6a4,8ld
-🎗️		913 92u,3lx,913,92u
-🎭		8ig 2v9,2v4,79v,8ig,a7f,a7g
-🏊	person swimming	9zh,8is 9zi,9zg
-🏢		88g 3fn,3fn
-🏯	Japanese castle	6a4 3kj,3kj,6a4
-🏻	light skin tone	4mv 7hc 5a1 ajh 2z ww,6vh 9mw ac1,9mw ac1,ajh 2z ww
-👚	woman’s clothes	b17 3sg,b16 97u 3sg,3sh,b16
-👨‍🚒		78a 59n,59n,59o,78a
-👩‍🔬		b16 9ct,3b2,3o3,4ni,8kc,9ct,b16
-👩‍🚀		b16 2w7,2w7,94a,b16
-👰‍♀️		b16 b0w at1,at1,b16
-👱‍♂️	man: blond hair	78a 3c2 5rp,3c2,3c2 5rr 78a,5rp,78a
-💖		9qk 5u0,4qd,9qh
-💭		a8n 359,359,3fc,3wg,a8n
-💵	dollar banknote	35q b0w 4f5 9l5,4f5 35q,35q,3ap,419,4f5,7hn,7yy
-🔏	locked with pen	6xd b0w 66z 8hs,6xe b0w 8hs,66z,6xd,7uo,8hs,8q8
-🔐	locked with key	3sa 6xd b0w 6i4,6xe b0w 6i4,3sa,6i4,6xd,9dr
-🔕	bell with slash	38z b0w 3j2 9vy,38z b0w 9n7,38z,5bz,7l1,8vq,9le
-🗓️		9r6 3in,9r6 3in 8cu,3in,8cu,9r6
-😖		3x7 56a,3x7,56a
-😲		2w4 56a,2w4,56a,9ij,aco
-🙍		8is 5db,5da,5j4
-🚣‍♂️		78a 95e 3cj,3cj,78a,95d
-🚩	triangular flag	ae6 5a7 89a 8on,ae6 5a7,8on
-🤌		8lb 59h,59h,5sc 5j4,67s,8lb,9bf
-🤞	crossed fingers	5sc b0w 66a 2r6 7fh 59h 403,403 59h,400,59e,5sc,6yv
-🤠	cowboy hat face	56a b0w 3za 5t5,3za 5t5 56a,3za,3zb,56a,5t5
-🤦‍♂️		78a 56d,4d5,4q9,56c,78a
-🤵‍♀️		b16 65w ail,ail,b16
-🤷‍♀️		b16 9jg,4fu,64y,66g,9jf,b16
-🤹	person juggling	6d3,8is 6d3,354,6d2,7k7,9mv
-🤼‍♀️		b18 b20,b18,b1x
-🥇	1st place medal	59s 8m6 7bu,wv 8m6 7bu,59s,5mw,7bu
-🥈	2nd place medal	9dn 8m6 7bu,1g7 8m6 7bu,7bu,9dn,9li
-🥉	3rd place medal	a88 8m6 7bu,1jr 8m6 7bu,3f1,7bu,a88
-🥣		3dn b0w 9rj,3ee,3mh,3xa
-🦸‍♀️		b16 9y0,5n6,5v2,5v3,9y2,b16
-🧍	person standing	9tz 8is,8is 9tz,9tx,9tz
-🧎	person kneeling	6le 8is,8is 6le,6ld,6le
-🧗		8is 3s0,3rz
-🪖		7fx 5uo,2um,5uo,7fx,9p8,aya
-🫄		8pp 8is,391,3c0,5dm,8pp
-🫱		937 5sc,5sc,934,936
-!		4qf 79b,35l,4qf,4qf 8ng
-؛		2tq 9ee,2tq,9ea 3w7
-’	right apostrophe	934 9lv 8w2 79b,934 2t5,2t5,8w3,9lv 8w3,9o4 8w3
-↔️	left-right arrow	6tc 934 2uy,2uy
-↘️	down-right arrow	4fx 934 2uy,9py 4kc 2uy,2uy,4cy,67j,9pz
+☸️		azq 88d 4au;3fi,4au,910,azq
+⚒️		5s7 2r6 8kh;5s7,8kh,ac7
+🌂		3sa amn;3sh,8yr,amn
+🌉		3eq 2wd 7ux;3eq,7ux
+🌧️		3si b0w 8yr;3si,8yr
+🌨️		3si b0w 9om;3si,3w1,9om
+🎍		8ld 48k;35d,3lx,6a4,8ld
+🎗️		913 92u;3lx,913,92u
+🎭		8ig 2v9;2v4,79v,8ig,a7f,a7g
+🏊	person swimming	9zh,8is 9zi;9zg
+🏢		88g 3fn;3fn
+🏯	Japanese castle	6a4 3kj;3kj,6a4
+🏻	light skin tone	4mv 7hc 5a1 ajh 2z ww,6vh 9mw ac1;9mw ac1,ajh 2z ww
+👚	woman’s clothes	b17 3sg,b16 97u 3sg;3sh,b16
+👨‍🚒		78a 59n;59n,59o,78a
+👩‍🔬		b16 9ct;3b2,3o3,4ni,8kc,9ct,b16
+👩‍🚀		b16 2w7;2w7,94a,b16
+👰‍♀️		b16 b0w at1;at1,b16
+👱‍♂️	man: blond hair	78a 3c2 5rp;3c2,3c2 5rr 78a,5rp,78a
+💖		9qk 5u0;4qd,9qh
+💭		a8n 359;359,3fc,3wg,a8n
+💵	dollar banknote	35q b0w 4f5 9l5,4f5 35q;35q,3ap,419,4f5,7hn,7yy
+🔏	locked with pen	6xd b0w 66z 8hs,6xe b0w 8hs;66z,6xd,7uo,8hs,8q8
+🔐	locked with key	3sa 6xd b0w 6i4,6xe b0w 6i4;3sa,6i4,6xd,9dr
+🔕	bell with slash	38z b0w 3j2 9vy,38z b0w 9n7;38z,5bz,7l1,8vq,9le
+🗓️		9r6 3in,9r6 3in 8cu;3in,8cu,9r6
+😖		3x7 56a;3x7,56a
+😲		2w4 56a;2w4,56a,9ij,aco
+🙍		8is 5db;5da,5j4
+🚣‍♂️		78a 95e 3cj;3cj,78a,95d
+🚩	triangular flag	ae6 5a7 89a 8on,ae6 5a7;8on
+🤌		8lb 59h;59h,5sc 5j4,67s,8lb,9bf
+🤞	crossed fingers	5sc b0w 66a 2r6 7fh 59h 403,403 59h;400,59e,5sc,6yv
+🤠	cowboy hat face	56a b0w 3za 5t5,3za 5t5 56a;3za,3zb,56a,5t5
+🤦‍♂️		78a 56d;4d5,4q9,56c,78a
+🤵‍♀️		b16 65w ail;ail,b16
+🤷‍♀️		b16 9jg;4fu,64y,66g,9jf,b16
+🤹	person juggling	6d3,8is 6d3;354,6d2,7k7,9mv
+🤼‍♀️		b18 b20;b18,b1x
+🥇	1st place medal	59s 8m6 7bu,wv 8m6 7bu;59s,5mw,7bu
+🥈	2nd place medal	9dn 8m6 7bu,1g7 8m6 7bu;7bu,9dn,9li
+🥉	3rd place medal	a88 8m6 7bu,1jr 8m6 7bu;3f1,7bu,a88
+🥣		3dn b0w 9rj;3ee,3mh,3xa
+🦸‍♀️		b16 9y0;5n6,5v2,5v3,9y2,b16
+🧍	person standing	9tz 8is,8is 9tz;9tx,9tz
+🧎	person kneeling	6le 8is,8is 6le;6ld,6le
+🧗		8is 3s0;3rz
+🪖		7fx 5uo;2um,5uo,7fx,9p8,aya
+🫄		8pp 8is;391,3c0,5dm,8pp
+🫱		937 5sc;5sc,934,936
+!		4qf 79b;35l,4qf,4qf 8ng
+؛		2tq 9ee;2tq,9ea 3w7
+’	right apostrophe	934 9lv 8w2 79b,934 2t5;2t5,8w3,9lv 8w3,9o4 8w3
+↔️	left-right arrow	6tc 934 2uy;2uy
+↘️	down-right arrow	4fx 934 2uy,9py 4kc 2uy;2uy,4cy,67j,9pz
 ∮		3y0 67e
-≯	not greater-than	7yu 5ob a78,66k,7a5
-⊁		4ew 7yu 9x1,7a5,9f7 89y
-⋁	n-ary logical or	7lu 2vc 6xk 8a7,4df,6xj
-⏬	fast down button	3br 4fx 8nj 4fs ae5,57j 4fx 3gp,2uy,4fs,4fx
+≯	not greater-than	7yu 5ob a78;66k,7a5
+⊁		4ew 7yu 9x1;7a5,9f7 89y
+⋁	n-ary logical or	7lu 2vc 6xk 8a7;4df,6xj
+⏬	fast down button	3br 4fx 8nj 4fs ae5,57j 4fx 3gp;2uy,4fs,4fx
 ▬	filled rectangle	3br 904,598 904
 ▭	hollow rectangle	azy 904,5zo 904
-♻️		909 9zz,3br ann 909 9zz,907
-⛅		9xl 38s 3si,3si,9xl
+♻️		909 9zz,3br ann 909 9zz;907
+⛅		9xl 38s 3si;3si,9xl
 ⨼		67l 8qd
-🌃		7ux b0w 9u5,7ux,9u1
-🍀		5ch 6t2 3sk,1js,3sk,5ch,6t2
-🎹		7ky 6i5,67b,6i5,7kx,8ke
-🏬		49r 9v9,49r,9v9
-🏽	medium skin tone	4mv 7hc 5a1 ajh 1js,7c1 9mw ac1,9mw ac1,ajh 1js
-👠	high-heeled shoe	5w9 5uc 9ik,3sh,5ub,9ik,b16
-👨‍🍼		78a 582 346,346,582,78a,82m
-👨‍💻		78a a54,3vt,4ac,67z,78a,9p5,a54
-👰	person with veil	3ep b0w at1,8is b0w at1,3ep,8is,at1,az3
-💁‍♂️		78a aah 5sc,78a,9bj,aah 5sc
-💘		5u0 b0w 2uy,2uy,40y
-💞		92f 5u2,92f
-💟		5u0 48k,5u0
-💸		7hn b0w b0m,35q,3ap,5b8,7hn,b0m
-📂		89w 595 5bf,595,5bf,89w
-📈	chart increasing	3nf b0w aob ady,3nf 666,3nf,5o0,5oz,ady,aoa
-📉	chart decreasing	3nf b0w 4g1 ady,3nf 48n,3nf,4fx,5o0,ady
-📐		ae6 96n,96n,9f7,ae5
-📴		7h3 8k4 88e,3ly,7h3,88e,8k4,a5i
-📵		7y7 7h3 8k5,3ly,5bz,7h3,7y7,8k4
-🔽	downwards button	4fx 8nj 9o2 90a ae5,4g1 3gp,2uy,3gp,4fx,90a
-🖥️		4a7 3wy,3wy,4a7
-😛	face with tongue	56a b0w 9w3 8b9 ac4,56a b0w ac4,56a,ac4
-😣		8iq 56a,56a,8ip
-🙃	upside-down face	ao7 4fx 56a,56a,ao7 4fx
-🙅‍♂️	man gesturing NO	78a 5j5 7y7,5bz,5j4,5sc,78a,8qi
-🙆‍♂️	man gesturing OK	78a 5j5 88u,5j4,5sc,78a,88u
-🙋‍♂️		78a 8yu 5sc,5j4,78a,8yu 5sc
-🚄	high-speed train	5w9 9qu adf,8yq,9i8,9qu,adf
-🚞		7iw 8yq,3jr,7iw,8yq
-🚨	police car light	8nt 3ka 92f 6vh,8nt 3jr 6vh,37w,3jr,6vh,8nt,92f
-🛂		8gb 3y4,3y4,8gb
-🛐		8m6 88d b1q,910,b1q
-🛝		8mi 9nj,2qy 8fq,8mg
-🛬	airplane arrival	2ol 2uw,2ol 2ut,2ne,2ol,2uu,2uw,6rl
-🤑	money-mouth face	7hn 7j0 56a,56a,7hn,7j0
-🤛	left-facing fist	6tc 56f 59x,59x,6te
-🤟	love-you gesture	63b 6yh b8g 5sc 9l5,6yh b8g 5j4,5sc,65g
-🤵	person in tuxedo	78a 65w ail,8is 65w ail,5ou,8is,ail
-🤷	person shrugging	9jf,8is 9jg,4fu,64y,66g
-🤸‍♂️		78a 3ke,3kd,5qv,78a
-🤼	people wrestling	b1z,8i6 b20,b1x,b1y
-🥂		3s3 5m9,3lw,3s2,4ge,5m8
-🦹‍♂️		78a 9y5,3zr,4q3,78a,9y2,aue
-🩹		2mo 35k,35k
-🫀		2r2 5u0,2r2,3ju,5u0,8ae,8rv
-🫥		4fr 6w0 56a,49u,4d3,5w1,67y,683
-)	close parenthesis	934 8fl,3s9 8fl,3dy,8fi,8fj,8fl,95a 3dy
-^		3r1 2m0,2m0,3jx,3oh,3r1,3y4,5t5,8ni,8p6,az4,b3w 9l5
-³		9y3 a8r,40m,9y3,a8r
-‧		62y 8ng,46k,62x,8ng
-⁻		9y3 7gi,7gi,9y3
-↑	up-pointing arrow	aob 2uy,ao2 8nj 2uy,2uy,ao2
-∗		2w1 89y,9u1
-≫	much greater-than	7jp 5ob a78,66k,7a5
-⋮		atd 4mj,4mj,7a5
-⏭️		7rt ad5 3gp,3br 934 8nj 4fs ae5 b0w atd 35u,2uy,7rt 9ck,7rt ad5,ae5
-⏮️		6s4 ad5 3gp,3br 6tc 8nj 4fs ae5 b0w atd 35u,2uy,8pz 9ck,8pz ad5,ae5
+🌃		7ux b0w 9u5;7ux,9u1
+🍀		5ch 6t2 3sk;1js,3sk,5ch,6t2
+🎹		7ky 6i5;67b,6i5,7kx,8ke
+🏬		49r 9v9;49r,9v9
+🏽	medium skin tone	4mv 7hc 5a1 ajh 1js,7c1 9mw ac1;9mw ac1,ajh 1js
+👠	high-heeled shoe	5w9 5uc 9ik;3sh,5ub,9ik,b16
+👨‍🍼		78a 582 346;346,582,78a,82m
+👨‍💻		78a a54;3vt,4ac,67z,78a,9p5,a54
+👰	person with veil	3ep b0w at1,8is b0w at1;3ep,8is,at1,az3
+💁‍♂️		78a aah 5sc;78a,9bj,aah 5sc
+💘		5u0 b0w 2uy;2uy,40y
+💞		92f 5u2;92f
+💟		5u0 48k;5u0
+💸		7hn b0w b0m;35q,3ap,5b8,7hn,b0m
+📂		89w 595 5bf;595,5bf,89w
+📈	chart increasing	3nf b0w aob ady,3nf 666;3nf,5o0,5oz,ady,aoa
+📉	chart decreasing	3nf b0w 4g1 ady,3nf 48n;3nf,4fx,5o0,ady
+📐		ae6 96n;96n,9f7,ae5
+📴		7h3 8k4 88e;3ly,7h3,88e,8k4,a5i
+📵		7y7 7h3 8k5;3ly,5bz,7h3,7y7,8k4
+🔽	downwards button	4fx 8nj 9o2 90a ae5,4g1 3gp;2uy,3gp,4fx,90a
+🖥️		4a7 3wy;3wy,4a7
+😛	face with tongue	56a b0w 9w3 8b9 ac4,56a b0w ac4;56a,ac4
+😣		8iq 56a;56a,8ip
+🙃	upside-down face	ao7 4fx 56a;56a,ao7 4fx
+🙅‍♂️	man gesturing NO	78a 5j5 7y7;5bz,5j4,5sc,78a,8qi
+🙆‍♂️	man gesturing OK	78a 5j5 88u;5j4,5sc,78a,88u
+🙋‍♂️		78a 8yu 5sc;5j4,78a,8yu 5sc
+🚄	high-speed train	5w9 9qu adf;8yq,9i8,9qu,adf
+🚞		7iw 8yq;3jr,7iw,8yq
+🚨	police car light	8nt 3ka 92f 6vh,8nt 3jr 6vh;37w,3jr,6vh,8nt,92f
+🛂		8gb 3y4;3y4,8gb
+🛐		8m6 88d b1q;910,b1q
+🛝		8mi 9nj;2qy 8fq,8mg
+🛬	airplane arrival	2ol 2uw,2ol 2ut;2ne,2ol,2uu,2uw,6rl
+🤑	money-mouth face	7hn 7j0 56a;56a,7hn,7j0
+🤛	left-facing fist	6tc 56f 59x;59x,6te
+🤟	love-you gesture	63b 6yh b8g 5sc 9l5,6yh b8g 5j4;5sc,65g
+🤵	person in tuxedo	78a 65w ail,8is 65w ail;5ou,8is,ail
+🤷	person shrugging	9jf,8is 9jg;4fu,64y,66g
+🤸‍♂️		78a 3ke;3kd,5qv,78a
+🤼	people wrestling	b1z,8i6 b20;b1x,b1y
+🥂		3s3 5m9;3lw,3s2,4ge,5m8
+🦹‍♂️		78a 9y5;3zr,4q3,78a,9y2,aue
+🩹		2mo 35k;35k
+🫀		2r2 5u0;2r2,3ju,5u0,8ae,8rv
+🫥		4fr 6w0 56a;49u,4d3,5w1,67y,683
+)	close parenthesis	934 8fl,3s9 8fl;3dy,8fi,8fj,8fl,95a 3dy
+^		3r1 2m0;2m0,3jx,3oh,3r1,3y4,5t5,8ni,8p6,az4,b3w 9l5
+³		9y3 a8r;40m,9y3,a8r
+‧		62y 8ng;46k,62x,8ng
+⁻		9y3 7gi;7gi,9y3
+↑	up-pointing arrow	aob 2uy,ao2 8nj 2uy;2uy,ao2
+∗		2w1 89y;9u1
+≫	much greater-than	7jp 5ob a78;66k,7a5
+⋮		atd 4mj;4mj,7a5
+⏭️		7rt ad5 3gp,3br 934 8nj 4fs ae5 b0w atd 35u;2uy,7rt 9ck,7rt ad5,ae5
+⏮️		6s4 ad5 3gp,3br 6tc 8nj 4fs ae5 b0w atd 35u;2uy,8pz 9ck,8pz ad5,ae5
 ◠		ao4 5rz 3qu
 ◡		6yj 5rz 3qu
-☝️		66a 8nj ao2,azy ao2 8nj 66a,59e,5sc,66a,8ng,ao2
-☪️		9u1 2r6 3zo,68v,7kz,910
-♿		azr 9zz,2m3
-✅	check mark button	azy 5u6 3nn 79b,3nn 79b 3gp,3gp,3nn,79b
-❎	cross mark button	7qx 9ry 400 79b,400 79b 3gp,79b,9rx,b2q
-❓	red question mark	3br 8vl 79b 8ak,90a 8vl 79b,79b,8rz,8vl
-❣️		5u0 4qf,5u6 5u0 4qf 79b 8ak,4qf,79b,8rz
-➿		4fs 418 6xz,414,4fs,6xz
-⭕	hollow red circle	5u6 6ry 3qu,5zo 90a 3qu,3qu,6ry,859,90a
-、		64l 3wi,3wi,64l
-🌆		3r8 2wd 4hi,3r7,4hi,4pz,6rm,9xt
-🌗	last quarter moon	6s4 8vd 7id 9zz,6s4 8vd 7id,7id,8vd
-🎙️		9w5 7fe,7fa,7fe,7kx,9w5
-🎟️		2mt a9j,2mt,a9i
-🏈		2qo 5bs,2qo,357,5bs
-🏡		60s b0w 5h3,5h3,5zr,60s
-🏪		3y6 9v9,3y6,9v9
-🏮	red paper lantern	69m 6rr,90a 8ew 6rr,35u,6rr,6vh,90a
-👨‍⚕️		78a 5tv b1m,4es,5tw,78a,82l,a7n
-👨‍💼		78a 88g b1m,2u0,3gi,78a,78c,azy 3w3
-👩‍🚒		b16 59n,59n,59o,b16
-👬	men holding hands	aj7 7cs 5zm 5sj,7cs 5zm 5sj,3z6,5ig,5zm 5sj,78a,7cs,aj2,be8
-👱‍♀️	woman: blond hair	b16 3c2 5rp,3c2 5rr b16,3c3,5rp,b16
-💑		3z6 b0w 5u0,3z6,6yh
-💝		5u0 b0w 92u,92u,as1
-💱		419 4qc,35p,419,4qc,7hn
-💲		5u6 4f5 9l5,419,4f5,7hn
-📆	tear-off calendar	a51 88e 3in,3in
-📡		9bn 2s9,2s9,4dd,9bn
-📨		662 4nz,4ip 77l,4mo,4nz,662,6u8,8zw
-📸		3it b0w 5ac,3it,5ac,atz
-🕰️		78r 3s7,3s7
-🖇️		6w7 8ey,6w6,8ex
-🗽	Statue of Liberty	9ub 88d 6uz,6uz,9ub
-😞		4d4 56a,4d4,56a
-🚛		2v7 6y6,6y6,9ea,af8
-🚠		7iw 3i7,3i6,5n2,7iw
-🚣‍♀️		b16 95e 3cj,3cj,95d,b16
-🚱	non-potable water	7yd 8os ayj 9zz,7yd 8os ayj,7yd 4gf,7yd 8os,ayj
-🚸		3ot 405,3os,405,8hf,add
-🛠️		5s7 2r6 b1w,5s7,9qg,ac7,b1w
-🟰		5u6 4of 9l5,4oe,7a3
-🤐	zipper-mouth face	bdw 7j0 56a,56a,7j0,bdw
-🤘		9l5 88d a7d 60e,59e,5sc,60e,949 89a
-🤜	right-facing fist	934 56f 59x,59x,937
-🤦‍♀️		b16 56d,4d5,4q9,56c,b16
-🤲		8dq ao2 abp,8ph
-🥙		9w7 5af,570,5af,5bp,5qz,6gw,9w7
-🦽		78t azr,2m4
-🧐		56a b0w 7hu,56a,7hu,9w8
-🧯		59l 4qy,4qx,59l,8vk
-🫅		8is b0w 407,7hm,7y9,90j,95g
-{	open curly bracket	6tc 418 3dy,89w 418 3dy,3dw,3dy,418 3dw,418 3dy,5pr
-‡	double dagger sign	4fs 45h,4fs 45h 9l5,45h,4fs,87i,87k
-∋		3xv 2vd 7cp,4m9
-≤	less-than or equal	6u4 a78 8a7 4od abi,6u4 a78 8a7 4od,4od,4of,66k,6u4 a78
-⋂	n-ary intersection	7lu 2vc 67u,67u,7a5,9f7 89y
-⏳	hourglass not done	60r b0w 5b2 9aw,60r 7yu 4fe,60r,9aw,aa4
-▪️		3br 9o2 9rx,5ir,9rx
-▫️		azy 9o2 9rx,5ir,9rx
-◎	concentric circles	3fw,3x2 3qw,4fs 3qu,a46
-⚧️		adi 9zz,783 b0w 9vy 2r6 783 2r6 58a 9l5,adi
-⛱️		amn 89a 5ov,8yr,9xl,amn
-✴️	eight-pointed star	4li 8nh 9u1,4li 8nh 3br 9u1,9u1
+☝️		66a 8nj ao2,azy ao2 8nj 66a;59e,5sc,66a,8ng,ao2
+☪️		9u1 2r6 3zo;68v,7kz,910
+♿		azr 9zz;2m3
+✅	check mark button	azy 5u6 3nn 79b,3nn 79b 3gp;3gp,3nn,79b
+❎	cross mark button	7qx 9ry 400 79b,400 79b 3gp;79b,9rx,b2q
+❓	red question mark	3br 8vl 79b 8ak,90a 8vl 79b;79b,8rz,8vl
+❣️		5u0 4qf,5u6 5u0 4qf 79b 8ak;4qf,79b,8rz
+➿		4fs 418 6xz;414,4fs,6xz
+⭕	hollow red circle	5u6 6ry 3qu,5zo 90a 3qu;3qu,6ry,859,90a
+、		64l 3wi;3wi,64l
+🌆		3r8 2wd 4hi;3r7,4hi,4pz,6rm,9xt
+🌗	last quarter moon	6s4 8vd 7id 9zz,6s4 8vd 7id;7id,8vd
+🎙️		9w5 7fe;7fa,7fe,7kx,9w5
+🎟️		2mt a9j;2mt,a9i
+🏈		2qo 5bs;2qo,357,5bs
+🏡		60s b0w 5h3;5h3,5zr,60s
+🏪		3y6 9v9;3y6,9v9
+🏮	red paper lantern	69m 6rr,90a 8ew 6rr;35u,6rr,6vh,90a
+👨‍⚕️		78a 5tv b1m;4es,5tw,78a,82l,a7n
+👨‍💼		78a 88g b1m;2u0,3gi,78a,78c,azy 3w3
+👩‍🚒		b16 59n;59n,59o,b16
+👬	men holding hands	aj7 7cs 5zm 5sj,7cs 5zm 5sj;3z6,5ig,5zm 5sj,78a,7cs,aj2,be8
+👱‍♀️	woman: blond hair	b16 3c2 5rp;3c2 5rr b16,3c3,5rp,b16
+💑		3z6 b0w 5u0;3z6,6yh
+💝		5u0 b0w 92u;92u,as1
+💱		419 4qc;35p,419,4qc,7hn
+💲		5u6 4f5 9l5;419,4f5,7hn
+📆	tear-off calendar	a51 88e 3in;3in
+📡		9bn 2s9;2s9,4dd,9bn
+📨		662 4nz;4ip 77l,4mo,4nz,662,6u8,8zw
+📸		3it b0w 5ac;3it,5ac,atz
+🕰️		78r 3s7;3s7
+🖇️		6w7 8ey;6w6,8ex
+🗽	Statue of Liberty	9ub 88d 6uz;6uz,9ub
+😞		4d4 56a;4d4,56a
+🚛		2v7 6y6;6y6,9ea,af8
+🚠		7iw 3i7;3i6,5n2,7iw
+🚣‍♀️		b16 95e 3cj;3cj,95d,b16
+🚱	non-potable water	7yd 8os ayj 9zz,7yd 8os ayj;7yd 4gf,7yd 8os,ayj
+🚸		3ot 405;3os,405,8hf,add
+🛠️		5s7 2r6 b1w;5s7,9qg,ac7,b1w
+🟰		5u6 4of 9l5;4oe,7a3
+🤐	zipper-mouth face	bdw 7j0 56a;56a,7j0,bdw
+🤘		9l5 88d a7d 60e;59e,5sc,60e,949 89a
+🤜	right-facing fist	934 56f 59x;59x,937
+🤦‍♀️		b16 56d;4d5,4q9,56c,b16
+🤲		8dq ao2 abp;8ph
+🥙		9w7 5af;570,5af,5bp,5qz,6gw,9w7
+🦽		78t azr;2m4
+🧐		56a b0w 7hu;56a,7hu,9w8
+🧯		59l 4qy;4qx,59l,8vk
+🫅		8is b0w 407;7hm,7y9,90j,95g
+{	open curly bracket	6tc 418 3dy,89w 418 3dy;3dw,3dy,418 3dw,418 3dy,5pr
+‡	double dagger sign	4fs 45h,4fs 45h 9l5;45h,4fs,87i,87k
+∋		3xv 2vd 7cp;4m9
+≤	less-than or equal	6u4 a78 8a7 4od abi,6u4 a78 8a7 4od;4od,4of,66k,6u4 a78
+⋂	n-ary intersection	7lu 2vc 67u;67u,7a5,9f7 89y
+⏳	hourglass not done	60r b0w 5b2 9aw,60r 7yu 4fe;60r,9aw,aa4
+▪️		3br 9o2 9rx;5ir,9rx
+▫️		azy 9o2 9rx;5ir,9rx
+◎	concentric circles	3fw,3x2 3qw;4fs 3qu,a46
+⚧️		adi 9zz,783 b0w 9vy 2r6 783 2r6 58a 9l5;adi
+⛱️		amn 89a 5ov;8yr,9xl,amn
+✴️	eight-pointed star	4li 8nh 9u1,4li 8nh 3br 9u1;9u1
 ⨧	plus subscript two	8n0 9l5 b0w 9wt aj7,8n0 9wt aj7
-⬛		3br 6ry 9rx,5ir,9rx
-⬜		azy 6ry 9rx,5ir,9rx
-。	ideographic period	64l 5dm 9v4,64l 8ih,5dm 9v4,64l,8ih
-〈	open angle bracket	6tc 2rf 3dy,89w 2rf 3dy,2rf 3dy,3dy,3oh,4bi 3e0,8nm 3dy,ahy
-🀄	mahjong red dragon	77h a9x 90a 4g7,77h 90a 4g7,5gp,77h,90a
-🌓	first quarter moon	59s 8vd 7id 9zz,59s 8vd 7id,7id,8vd
-🍻		3s3 38i 7jt,35u,38i,3s2,4ge,7js
-🏛️		3rk 3fn,3rk
-👤		3gk 65w 9lf,3gk,9lf
-👨‍🏭		78a 56j b1m,2vw,56j,66j,78a,b1m
-👩‍🍼		b16 582 346,346,582,82m,b16
-👩‍💻		b16 a54,3vt,4ac,67z,9p5,a54,b16
-👮‍♂️		78a 8nt 88h,3ye,78a,88h,8nt
-👱	person: blond hair	8is b0w 3c2 5rp,8is 3c2 5rp,3c2,3c2 5rr 8is,5rp
-👳‍♂️		78a ayz ai1,78a,ai1
-💁‍♀️		b16 aah 5sc,9bj,aah 5sc,b16
-💠	diamond with a dot	4bi 9gl b0w 1xe 4fo 679,4bi b0w 1xe 4fo,3wg,4bi,5ir,679
-📞		a5i 8zx,8k4,8zx,a5i
-🔈	speaker low volume	9qo,9qo 6yi avg,9p2
-🔷		6ry 3cb 4bi,3cb,4bi,5ir
-🔹		9o2 3cb 4bi,3cb,4bi,5ir
-🗨️		6tc 9qt 3fc,359,3fc,4bf,9qt
-🗯️		934 2rc 3fc,2rj,359,3fc,76l
-😋	face savoring food	56a 9c3 496 5bp,56a 9c2 5bp,496,56a,9c3,9o7,b92
-😭		6ye 40e 56a,40d,56a,99i,9ow,a51
-😶		56a b0z 7j0,56a,7j0,8vq,9le
-😼	cat with wry smile	3kk 56a b0w b27 9o7,3kk b0w b27 9o7,3kk,56a,68m,9o7,b27
-🙅‍♀️	woman gesturing NO	b16 5j5 7y7,5bz,5j4,5sc,8qi,b16
-🙆‍♀️	woman gesturing OK	b16 5j5 88u,5j4,5sc,88u,b16
-🙈	see-no-evil monkey	9du 7y7 4q3 7ht,4q3,56a,5bz,7ht,9du
-🙋‍♀️		b16 8yu 5sc,5j4,8yu 5sc,b16
-🚟		9yn 8yq,8yq,9yn
-🚣	person rowing boat	95d,8is 95e 3cj,3cj
-🚮	litter in bin sign	8sk 6wo 65w 69b 8m6 9zz,6wo 65w 3au 9l5,6wo,6wo 3au
-🛀	person taking bath	36l,8is a39 36l,36p
-🛫		2ol 49s,2ne,2ol,3nn 65w,49s,49t
-🤦	person facepalming	56a 8dp,8is 56d,4d5,4q9,56a,8dp
-🤸‍♀️		b16 3ke,3kd,5qv,b16
-🦹‍♀️		b16 9y5,3zr,4q3,9y2,aue,b16
-🧖‍♂️		78a 65w 9uk 94v,9bx,9ui 94v
-🩱	one-piece swimsuit	89e 8ko 9zj,36n 9xc
-[	open square bracket	6tc 9rx 3dy,89w 9rx 3dy,3dy,406,9rx 3dy
-}	close curly bracket	934 418 3dy,3s9 418 3dy,3dw,3dy,418 3dw,418 3dy,5pr
-×		7k4 9l5,7k4,7k5,aa5
-“	left quotation mark	6tc 4fs 8w2 79b,6tc 8w2 79b,4fs 8w3,8w2,8w3,9o4 8w2
-←	left-pointing arrow	6te 2uy,6tc 8nj 2uy,2uy,6tc
-↓	down-pointing arrow	4g1 2uy,4fx 8nj 2uy,2uy,4fx
+⬛		3br 6ry 9rx;5ir,9rx
+⬜		azy 6ry 9rx;5ir,9rx
+。	ideographic period	64l 5dm 9v4,64l 8ih;5dm 9v4,64l,8ih
+〈	open angle bracket	6tc 2rf 3dy,89w 2rf 3dy;2rf 3dy,3dy,3oh,4bi 3e0,8nm 3dy,ahy
+🀄	mahjong red dragon	77h a9x 90a 4g7,77h 90a 4g7;5gp,77h,90a
+🌓	first quarter moon	59s 8vd 7id 9zz,59s 8vd 7id;7id,8vd
+🍻		3s3 38i 7jt;35u,38i,3s2,4ge,7js
+🏛️		3rk 3fn;3rk
+👤		3gk 65w 9lf;3gk,9lf
+👨‍🏭		78a 56j b1m;2vw,56j,66j,78a,b1m
+👩‍🍼		b16 582 346;346,582,82m,b16
+👩‍💻		b16 a54;3vt,4ac,67z,9p5,a54,b16
+👮‍♂️		78a 8nt 88h;3ye,78a,88h,8nt
+👱	person: blond hair	8is b0w 3c2 5rp,8is 3c2 5rp;3c2,3c2 5rr 8is,5rp
+👳‍♂️		78a ayz ai1;78a,ai1
+💁‍♀️		b16 aah 5sc;9bj,aah 5sc,b16
+💠	diamond with a dot	4bi 9gl b0w 1xe 4fo 679,4bi b0w 1xe 4fo;3wg,4bi,5ir,679
+📞		a5i 8zx;8k4,8zx,a5i
+🔈	speaker low volume	9qo,9qo 6yi avg;9p2
+🔷		6ry 3cb 4bi;3cb,4bi,5ir
+🔹		9o2 3cb 4bi;3cb,4bi,5ir
+🗨️		6tc 9qt 3fc;359,3fc,4bf,9qt
+🗯️		934 2rc 3fc;2rj,359,3fc,76l
+😋	face savoring food	56a 9c3 496 5bp,56a 9c2 5bp;496,56a,9c3,9o7,b92
+😭		6ye 40e 56a;40d,56a,99i,9ow,a51
+😶		56a b0z 7j0;56a,7j0,8vq,9le
+😼	cat with wry smile	3kk 56a b0w b27 9o7,3kk b0w b27 9o7;3kk,56a,68m,9o7,b27
+🙅‍♀️	woman gesturing NO	b16 5j5 7y7;5bz,5j4,5sc,8qi,b16
+🙆‍♀️	woman gesturing OK	b16 5j5 88u;5j4,5sc,88u,b16
+🙈	see-no-evil monkey	9du 7y7 4q3 7ht;4q3,56a,5bz,7ht,9du
+🙋‍♀️		b16 8yu 5sc;5j4,8yu 5sc,b16
+🚟		9yn 8yq;8yq,9yn
+🚣	person rowing boat	95d,8is 95e 3cj;3cj
+🚮	litter in bin sign	8sk 6wo 65w 69b 8m6 9zz,6wo 65w 3au 9l5;6wo,6wo 3au
+🛀	person taking bath	36l,8is a39 36l;36p
+🛫		2ol 49s;2ne,2ol,3nn 65w,49s,49t
+🤦	person facepalming	56a 8dp,8is 56d;4d5,4q9,56a,8dp
+🤸‍♀️		b16 3ke;3kd,5qv,b16
+🦹‍♀️		b16 9y5;3zr,4q3,9y2,aue,b16
+🧖‍♂️		78a 65w 9uk 94v;9bx,9ui 94v
+🩱	one-piece swimsuit	89e 8ko 9zj;36n 9xc
+[	open square bracket	6tc 9rx 3dy,89w 9rx 3dy;3dy,406,9rx 3dy
+}	close curly bracket	934 418 3dy,3s9 418 3dy;3dw,3dy,418 3dw,418 3dy,5pr
+×		7k4 9l5;7k4,7k5,aa5
+“	left quotation mark	6tc 4fs 8w2 79b,6tc 8w2 79b;4fs 8w3,8w2,8w3,9o4 8w2
+←	left-pointing arrow	6te 2uy,6tc 8nj 2uy;2uy,6tc
+↓	down-pointing arrow	4g1 2uy,4fx 8nj 2uy;2uy,4fx
 ⇤	leftwards arrow bar	6te 2uy abi 35u,6te 2uy 35u
-≅	approximately equal	2td 4od abi,2td 4od,3xe,4oe,690,7a5
-≣	strictly equivalent	9vr 4om abi,9vr 4om,4oe,7a5
-⋒		4fs 67u,67u,7a5,9f7 89y
-⋘	very much less-than	atf 7jp 6u4 a78,66k,7a5
-⏩	fast-forward button	3br 934 8nj 4fs ae5,57j 5ce 3gp,2uy,4fs,57j,5ce
-⏪	fast reverse button	3br 6tc 8nj 4fs ae5,57j 929 3gp,2uy,4fs,92g
-◯	large hollow circle	6ry 3qu,6ry 5zo 3qu,3qu,93f
-◻️		azy 7c1 9rx,5ir,9rx
-◼️		3br 7c1 9rx,5ir,9rx
-❔	white question mark	azy 8vl 79b 8ak,azy 8vl 79b,79b,8be,8rz,8vl
-〉	close angle bracket	934 2rf 3dy,3s9 2rf 3dy,2rf 3dy,3dy,3oh,4bi 3e0,8nm 3dy,ahy
-「	open corner bracket	6tc 3yo 3dy,89w 3yo 3dy,3dy,3yo 3dy
-・		6g6 7fh 4fo,4fq,67q,6g6,7fi
-🌔	waxing gibbous moon	ayt 5le 7id 9zz,ayt 5le 7id,5le,7id,ayt
-🌖	waning gibbous moon	ay4 5le 7id 9zz,ay4 5le 7id,5le,7id,ay4
-🏖️		37v b0w amn,37v,amn
-👥		3gl 65w 9lf,3gk,9lf
-👨‍🦯		78a b0w azy 3ja,2m4,3by,78a
-👩‍⚕️		b16 5tv b1m,4es,5tw,82l,a7n,b16
-👩‍💼		b16 88g b1m,2u0,3gi,78c,azy 3w3,b16
-👭	women holding hands	aj7 b18 5zm 5sj,b18 5zm 5sj,3z6,5sc,5zm 5sj,b18
-👯‍♂️		7cs b0w 3g0 4k7,3g0 4k4,463,7cs,8g0
-👷		3xq b1m,3xq,5t5,b1m
-💁	person tipping hand	66p 4a6 8is,8is aah 5sc,5sc,5up,66p,9bj,aah
-💆‍♂️		78a 5j9 79x,56a,78a,79x
-💇‍♂️		78a 5j9 5rq,5rq,78a
-📩	envelope with arrow	4nz b0w 4g1 2uy 2lt,4nz b0w 2uy,2uy,4ip 77l,4mo,4nz,8bc
-🔊	speaker high volume	9qo b0w a8r 9pw ayo,9qo 5w9 avg,6yd
-🔤	input latin letters	675 9zz 5by 6sa 6u9,675 6sa 6u9,2lq,2q7,675,6sa,6u9
-🔲		3br 9rx 3gp,3gp,5ir,9rx
-🔳		azy 9rx 3gp,3gp,5ir,8be,9rx
-🗂️		3js 66a 4dv,3js,4dv,66a
-🗞️	rolled-up newspaper	94j ao2 7rr,7rq,7rr,8ew,94j
-😑		4qt 56a,4qt,56a,66m,7cf,and
-😘	face blowing a kiss	56a a8t 1xe 6kh,56a 3c8 1xe 6kh,56a,6kh
-🙅	person gesturing NO	56a b0w 7y7 5n6 5j4,8is 5j5 7y7,5bz,5j4,5sc,8qi
-🙆	person gesturing OK	56a b0w 88u 5j4,8is 5j5 88u,5j4,5sc,88u
-🙉	hear-no-evil monkey	5tx 7y7 4q3 7ht,4q3,56a,5bz,5tx,7ht
-🙋	person raising hand	5ss 8is 8yu 89e 5sc,8is 8yu 5sc,5j4,5sc,5ss,8yt
-🚔		89d 8nt 3jr,3jr,89d,8nt
-🚘		89d 2xe,2xe,3jr,89d
-🚵‍♂️		78a 7iw 3al,3ab,3ak,421,78a,7iw
-🤚		8yt 347 88d 5sc,348,8yt
-🤸	person cartwheeling	8is 4f0 3kd,8is 3ke,3kd,5qv
-🥘		9gd 8e3 88d 5bp,3ki,5bp,8cy,8e3,9gd
-🧑‍🍼		8is 582 346,346,582,82m,8is
-🪪		64h 3js,3zj,64d,6v2,9ds
-]	close square bracket	934 9rx 3dy,3s9 9rx 3dy,3dy,406,9rx 3dy
-؟		2tq 8vl 79b,2tq,8vl,8vl 79b
-‚	low right apostrophe	9lv 6yi 1x1 8w2 79b,6yi 934 2t5,2t5,6yi 8w3,8w3
-”	right quotation mark	934 4fs 8w2 79b,934 8w2 79b,4fs 8w3,8w2,8w3,9o4 8w2
-→	right-pointing arrow	937 2uy,934 8nj 2uy,2uy,934
+≅	approximately equal	2td 4od abi,2td 4od;3xe,4oe,690,7a5
+≣	strictly equivalent	9vr 4om abi,9vr 4om;4oe,7a5
+⋒		4fs 67u;67u,7a5,9f7 89y
+⋘	very much less-than	atf 7jp 6u4 a78;66k,7a5
+⏩	fast-forward button	3br 934 8nj 4fs ae5,57j 5ce 3gp;2uy,4fs,57j,5ce
+⏪	fast reverse button	3br 6tc 8nj 4fs ae5,57j 929 3gp;2uy,4fs,92g
+◯	large hollow circle	6ry 3qu,6ry 5zo 3qu;3qu,93f
+◻️		azy 7c1 9rx;5ir,9rx
+◼️		3br 7c1 9rx;5ir,9rx
+❔	white question mark	azy 8vl 79b 8ak,azy 8vl 79b;79b,8be,8rz,8vl
+〉	close angle bracket	934 2rf 3dy,3s9 2rf 3dy;2rf 3dy,3dy,3oh,4bi 3e0,8nm 3dy,ahy
+「	open corner bracket	6tc 3yo 3dy,89w 3yo 3dy;3dy,3yo 3dy
+・		6g6 7fh 4fo;4fq,67q,6g6,7fi
+🌔	waxing gibbous moon	ayt 5le 7id 9zz,ayt 5le 7id;5le,7id,ayt
+🌖	waning gibbous moon	ay4 5le 7id 9zz,ay4 5le 7id;5le,7id,ay4
+🏖️		37v b0w amn;37v,amn
+👥		3gl 65w 9lf;3gk,9lf
+👨‍🦯		78a b0w azy 3ja;2m4,3by,78a
+👩‍⚕️		b16 5tv b1m;4es,5tw,82l,a7n,b16
+👩‍💼		b16 88g b1m;2u0,3gi,78c,azy 3w3,b16
+👭	women holding hands	aj7 b18 5zm 5sj,b18 5zm 5sj;3z6,5sc,5zm 5sj,b18
+👯‍♂️		7cs b0w 3g0 4k7;3g0 4k4,463,7cs,8g0
+👷		3xq b1m;3xq,5t5,b1m
+💁	person tipping hand	66p 4a6 8is,8is aah 5sc;5sc,5up,66p,9bj,aah
+💆‍♂️		78a 5j9 79x;56a,78a,79x
+💇‍♂️		78a 5j9 5rq;5rq,78a
+📩	envelope with arrow	4nz b0w 4g1 2uy 2lt,4nz b0w 2uy;2uy,4ip 77l,4mo,4nz,8bc
+🔊	speaker high volume	9qo b0w a8r 9pw ayo,9qo 5w9 avg;6yd
+🔤	input latin letters	675 9zz 5by 6sa 6u9,675 6sa 6u9;2lq,2q7,675,6sa,6u9
+🔲		3br 9rx 3gp;3gp,5ir,9rx
+🔳		azy 9rx 3gp;3gp,5ir,8be,9rx
+🗂️		3js 66a 4dv;3js,4dv,66a
+🗞️	rolled-up newspaper	94j ao2 7rr;7rq,7rr,8ew,94j
+😑		4qt 56a;4qt,56a,66m,7cf,and
+😘	face blowing a kiss	56a a8t 1xe 6kh,56a 3c8 1xe 6kh;56a,6kh
+🙅	person gesturing NO	56a b0w 7y7 5n6 5j4,8is 5j5 7y7;5bz,5j4,5sc,8qi
+🙆	person gesturing OK	56a b0w 88u 5j4,8is 5j5 88u;5j4,5sc,88u
+🙉	hear-no-evil monkey	5tx 7y7 4q3 7ht;4q3,56a,5bz,5tx,7ht
+🙋	person raising hand	5ss 8is 8yu 89e 5sc,8is 8yu 5sc;5j4,5sc,5ss,8yt
+🚔		89d 8nt 3jr;3jr,89d,8nt
+🚘		89d 2xe;2xe,3jr,89d
+🚵‍♂️		78a 7iw 3al;3ab,3ak,421,78a,7iw
+🤚		8yt 347 88d 5sc;348,8yt
+🤸	person cartwheeling	8is 4f0 3kd,8is 3ke;3kd,5qv
+🥘		9gd 8e3 88d 5bp;3ki,5bp,8cy,8e3,9gd
+🧑‍🍼		8is 582 346;346,582,82m,8is
+🪪		64h 3js;3zj,64d,6v2,9ds
+]	close square bracket	934 9rx 3dy,3s9 9rx 3dy;3dy,406,9rx 3dy
+؟		2tq 8vl 79b;2tq,8vl,8vl 79b
+‚	low right apostrophe	9lv 6yi 1x1 8w2 79b,6yi 934 2t5;2t5,6yi 8w3,8w3
+”	right quotation mark	934 4fs 8w2 79b,934 8w2 79b;4fs 8w3,8w2,8w3,9o4 8w2
+→	right-pointing arrow	937 2uy,934 8nj 2uy;2uy,934
 ↜		6te ayn 2uy
 ↢	leftwards arrow tail	6te 2uy b0w a2x,6te 2uy a2x
 ↫	leftwards arrow loop	6te 2uy b0w 6xz,6te 2uy 6xz
@@ -16412,88 +16413,88 @@ _		6yi 6w0,46k,6w0,6yi 46k,an5,an7
 ⇡		aob 46l 2uy
 ⇥	rightwards arrow bar	937 2uy abi 35u,937 2uy 35u
 ⇧	upwards hollow arrow	aob azy 2uy,aob 5zo 2uy
-∂		8fw 4c0,4c0
-≃	asymptotically equal	2wa 4od abi,2wa 4od,2w9,7a5
-≦	less-than over equal	6u4 a78 8bj 4od abi,6u4 a78 8bj 4od,66k,7a5
-⊙		3qv 4fo 89y,89y,b3r
-⏯️		8mg 8a7 8gr 3gp,3br 934 8nj ae5 b0w 4fs atd 35u,2uy,8gr,8mg,934,ae5
+∂		8fw 4c0;4c0
+≃	asymptotically equal	2wa 4od abi,2wa 4od;2w9,7a5
+≦	less-than over equal	6u4 a78 8bj 4od abi,6u4 a78 8bj 4od;66k,7a5
+⊙		3qv 4fo 89y;89y,b3r
+⏯️		8mg 8a7 8gr 3gp,3br 934 8nj ae5 b0w 4fs atd 35u;2uy,8gr,8mg,934,ae5
 ▰	filled parallelogram	3br 8fc,598 8fc
 ◿		6yj 934 ae5
-☑️		3nn 3dq b0w 3nn,35a 3dq b0w 3nn,3dq,3nn
-☠️		9n0 2r6 402,402,48c,56a,7i3,9n0
-⛄		9oq b0z 9om,3w1,9om,9oq
-⛹️		8is 3dh 357,8is b0w 357,357
-❗	red exclamation mark	5u6 4qf 79b 9zz,90a 4qf 79b,4qf,79b,8rz
+☑️		3nn 3dq b0w 3nn,35a 3dq b0w 3nn;3dq,3nn
+☠️		9n0 2r6 402;402,48c,56a,7i3,9n0
+⛄		9oq b0z 9om;3w1,9om,9oq
+⛹️		8is 3dh 357,8is b0w 357;357
+❗	red exclamation mark	5u6 4qf 79b 9zz,90a 4qf 79b;4qf,79b,8rz
 ⨯	vector cross product	asu 8a7 400 8qd,asu 400 8qd
-」	close corner bracket	934 3yo 3dy,3s9 3yo 3dy,3dy,3yo 3dy
-🌐		5mf b0w 7d4,4k8,5mf,7d4,b1n
-🌒	waxing crescent moon	ayt 3zo 7id 9zz,ayt 3zo 7id,3zo,7id,ayt
-🌘	waning crescent moon	ay4 3zo 7id 9zz,ay4 3zo 7id,3zo,7id,ay4
-🌩️		3si b0w 6vk,3si,6vk
-🍠		945 9zc 8ot,8ot,945,9zc
-🍥	fish cake with swirl	59t 3if b0w 9zk 4a5,59t 3if b0w 9zk,3if,59t,8ge,9zk
-🎴		5b0 8mj 3jv,3js,5b0,5gp,6a4,8mj
-🏔️	snow-capped mountain	9om 3jl 7iw,3w1,7iw,9om
-🏣	Japanese post office	6a4 8on 88g,6a4,8on
-👩‍🏭		b16 56j b1m,2vw,56j,66j,b16,b1m
-👮‍♀️		b16 8nt 88h,3ye,88h,8nt,b16
-👲	person with skullcap	78a b0w 5p5 8kd 78u,8is b0w 9n1,3jg,5p5 8kd 78u,5t5,8is,9n1
-👳‍♀️		b16 ayz ai1,ai1,b16
-🔂	repeat single button	3s8 937 2r6 6te 89w 3qu 2v1 b0w 3qv 89e 8bp,919 9lv 3gp,2uy,3s8,89c
-🔶		6ry 8a8 4bi,4bi,5ir,8a8
-🔸		9o2 8a8 4bi,4bi,5ir,8a8
-😮		56a b0w 89w 7j0,56a,7j0,89w,a03
-🙊	speak-no-evil monkey	9qn 7y7 4q3 7ht,4q3,56a,5bz,7ht,9qn
-🤾‍♂️		78a 8mj 5se,5se,78a
-🥋		79j 2v9 ani,6cy,6ft,79j 2v9,a2p,ani
-🦻		4k4 b0w 5tz 2od,2m4,5sv 88d 5tz
-🦼		7is azr,2m4
-🧑‍🤝‍🧑		8i6 5zm 5sj,3z6,5sc,5zl,5zm 5sj,8is
-🧕	woman with headscarf	8is b0w 5ts,b16 b0w 5ts,5ts,5wc,78s,a9g
-🧖‍♀️		b16 65w 9uk 94v,9bx,9ui 94v
-'	typewriter apostrophe	2t5,aji 2t5,8w3,9lv 8w3
+」	close corner bracket	934 3yo 3dy,3s9 3yo 3dy;3dy,3yo 3dy
+🌐		5mf b0w 7d4;4k8,5mf,7d4,b1n
+🌒	waxing crescent moon	ayt 3zo 7id 9zz,ayt 3zo 7id;3zo,7id,ayt
+🌘	waning crescent moon	ay4 3zo 7id 9zz,ay4 3zo 7id;3zo,7id,ay4
+🌩️		3si b0w 6vk;3si,6vk
+🍠		945 9zc 8ot;8ot,945,9zc
+🍥	fish cake with swirl	59t 3if b0w 9zk 4a5,59t 3if b0w 9zk;3if,59t,8ge,9zk
+🎴		5b0 8mj 3jv;3js,5b0,5gp,6a4,8mj
+🏔️	snow-capped mountain	9om 3jl 7iw;3w1,7iw,9om
+🏣	Japanese post office	6a4 8on 88g;6a4,8on
+👩‍🏭		b16 56j b1m;2vw,56j,66j,b16,b1m
+👮‍♀️		b16 8nt 88h;3ye,88h,8nt,b16
+👲	person with skullcap	78a b0w 5p5 8kd 78u,8is b0w 9n1;3jg,5p5 8kd 78u,5t5,8is,9n1
+👳‍♀️		b16 ayz ai1;ai1,b16
+🔂	repeat single button	3s8 937 2r6 6te 89w 3qu 2v1 b0w 3qv 89e 8bp,919 9lv 3gp;2uy,3s8,89c
+🔶		6ry 8a8 4bi;4bi,5ir,8a8
+🔸		9o2 8a8 4bi;4bi,5ir,8a8
+😮		56a b0w 89w 7j0;56a,7j0,89w,a03
+🙊	speak-no-evil monkey	9qn 7y7 4q3 7ht;4q3,56a,5bz,7ht,9qn
+🤾‍♂️		78a 8mj 5se;5se,78a
+🥋		79j 2v9 ani;6cy,6ft,79j 2v9,a2p,ani
+🦻		4k4 b0w 5tz 2od;2m4,5sv 88d 5tz
+🦼		7is azr;2m4
+🧑‍🤝‍🧑		8i6 5zm 5sj;3z6,5sc,5zl,5zm 5sj,8is
+🧕	woman with headscarf	8is b0w 5ts,b16 b0w 5ts;5ts,5wc,78s,a9g
+🧖‍♀️		b16 65w 9uk 94v;9bx,9ui 94v
+'	typewriter apostrophe	2t5,aji 2t5;8w3,9lv 8w3
 ↝		937 ayn 2uy
 ↣	rightwards arrow tail	937 2uy b0w a2x,937 2uy a2x
 ↬	rightwards arrow loop	937 2uy b0w 6xz,937 2uy 6xz
 ↭		6tc 934 ayn 2uy
 ⇈		aob 8d9 2v1
-≥	greater-than or equal	5ob a78 8a7 4od abi,5ob a78 8a7 4od,4od,4of,5ob a78,66k
+≥	greater-than or equal	5ob a78 8a7 4od abi,5ob a78 8a7 4od;4od,4of,5ob a78,66k
 ⊚		3qv 93f 89y
-✳️	eight-spoked asterisk	4li 9rg 2w1,2w1
-〽️		8fu 2qc 79b,79b,8fu
-🅰️	A button (blood type)	1xe 3gp 3c4 ajh,7qx 9ry 6sa 3ji 6u8 1xe,1xe,3c4 ajh
-🅱️	B button (blood type)	2y6 3gp 3c4 ajh,7qx 9ry 6sa 3ji 6u8 2y6,2y6,3c4 ajh
-🅾️	O button (blood type)	859 3gp 3c4 ajh,7qx 9ry 6sa 3ji 6u8 859,3c4 ajh,859
-🌦️		9xl 38s 8yr 3si,azy 9xl 38s 3si b0w 8yr,3si,8yr,9xl
-🍵		a4z b0z 5sh,39p,40w,4ge,a4x,a4z
-🎑		7id aua 3mj,3lx,3mj,7id
-🏗️		3fn 3xq,3xq
-🏾	medium-dark skin tone	4mv 7hc 5a1 ajh 1n5,7c1 46g 9mw ac1,9mw ac1,ajh 1n5
-👩‍🦯		b16 b0w azy 3ja,2m4,3by,b16
-👯‍♀️		b18 b0w 3g0 4k7,3g0 4k4,463,8g0,b18
-👳	person wearing turban	78a b0w ai1,8is ayz ai1,ai1
-👿	angry face with horns	65s,2rj 56a b0w 60e,49e,4af,56a,57a
-💆‍♀️		b16 5j9 79x,56a,79x,b16
-💇‍♀️		b16 5j9 5rq,5rq,b16
-🔀	shuffle tracks button	aj4 937 2v1,9jp ad7 3gp,2uy,403
-🔉	speaker medium volume	9qo b0w 89e 9pw ayn,9qo 7c1 avg,7c1
-🔞	no one under eighteen	7y7 89e an1 4lj 9zz,7y7 89e an1 4lj,87,2ny 91z,4lj,8qi,an2
-🔠	input latin uppercase	675 9zz 5by 6sa 3ji 6u9,675 6sa ao5,2lr,675,6sa,6u9,ao5
-🔡	input latin lowercase	675 9zz 5by 6sa 9o2 6u9,675 6sa 6yk,2lr,675,6sa,6u9,6yk
-😥	sad but relieved face	4d4 3gm 90z 56a,99i 3gm 90z 56a,4d4,56a,90z,azt
-😵‍💫		56a b0w 9r6 4rb,4e4,62z,9r6,af6,azz
-😹	cat with tears of joy	3kk 56a b0w a53 88d 6cr,3kk b0w a53 88d 6cr,3kk,56a,6cr,a51
-🙂		9nm 9o8 56a,56a,9o7
-🚙	sport utility vehicle	903 at0,9rk ap3 at0,903,9rk ap3
-🚵‍♀️		b16 7iw 3al,3ab,3ak,3al,421,7iw,b16
-🤒		56a b0w a7r,56a,65b,9kn,a7r
-🧖		8is 65w 9uk 94v,9bx,9ui 94v
-🧘‍♂️		78a 65w 6yc 8ok,7c0,b88
-🫣		56a b0w 8hj 4r4,3jo,8hl,9u2
-¿		682 8vl 79b,682,8vl,8vl 79b
+✳️	eight-spoked asterisk	4li 9rg 2w1;2w1
+〽️		8fu 2qc 79b;79b,8fu
+🅰️	A button (blood type)	1xe 3gp 3c4 ajh,7qx 9ry 6sa 3ji 6u8 1xe;1xe,3c4 ajh
+🅱️	B button (blood type)	2y6 3gp 3c4 ajh,7qx 9ry 6sa 3ji 6u8 2y6;2y6,3c4 ajh
+🅾️	O button (blood type)	859 3gp 3c4 ajh,7qx 9ry 6sa 3ji 6u8 859;3c4 ajh,859
+🌦️		9xl 38s 8yr 3si,azy 9xl 38s 3si b0w 8yr;3si,8yr,9xl
+🍵		a4z b0z 5sh;39p,40w,4ge,a4x,a4z
+🎑		7id aua 3mj;3lx,3mj,7id
+🏗️		3fn 3xq;3xq
+🏾	medium-dark skin tone	4mv 7hc 5a1 ajh 1n5,7c1 46g 9mw ac1;9mw ac1,ajh 1n5
+👩‍🦯		b16 b0w azy 3ja;2m4,3by,b16
+👯‍♀️		b18 b0w 3g0 4k7;3g0 4k4,463,8g0,b18
+👳	person wearing turban	78a b0w ai1,8is ayz ai1;ai1
+👿	angry face with horns	65s,2rj 56a b0w 60e;49e,4af,56a,57a
+💆‍♀️		b16 5j9 79x;56a,79x,b16
+💇‍♀️		b16 5j9 5rq;5rq,b16
+🔀	shuffle tracks button	aj4 937 2v1,9jp ad7 3gp;2uy,403
+🔉	speaker medium volume	9qo b0w 89e 9pw ayn,9qo 7c1 avg;7c1
+🔞	no one under eighteen	7y7 89e an1 4lj 9zz,7y7 89e an1 4lj;87,2ny 91z,4lj,8qi,an2
+🔠	input latin uppercase	675 9zz 5by 6sa 3ji 6u9,675 6sa ao5;2lr,675,6sa,6u9,ao5
+🔡	input latin lowercase	675 9zz 5by 6sa 9o2 6u9,675 6sa 6yk;2lr,675,6sa,6u9,6yk
+😥	sad but relieved face	4d4 3gm 90z 56a,99i 3gm 90z 56a;4d4,56a,90z,azt
+😵‍💫		56a b0w 9r6 4rb;4e4,62z,9r6,af6,azz
+😹	cat with tears of joy	3kk 56a b0w a53 88d 6cr,3kk b0w a53 88d 6cr;3kk,56a,6cr,a51
+🙂		9nm 9o8 56a;56a,9o7
+🚙	sport utility vehicle	903 at0,9rk ap3 at0;903,9rk ap3
+🚵‍♀️		b16 7iw 3al;3ab,3ak,3al,421,7iw,b16
+🤒		56a b0w a7r;56a,65b,9kn,a7r
+🧖		8is 65w 9uk 94v;9bx,9ui 94v
+🧘‍♂️		78a 65w 6yc 8ok;7c0,b88
+🫣		56a b0w 8hj 4r4;3jo,8hl,9u2
+¿		682 8vl 79b;682,8vl,8vl 79b
 ↚	leftwards arrow stroke	6te 2uy b0w 9vy,6te 2uy 9vy
 ↥		aob 2uy 5d7 35u
-↯		4g1 bdr 2uy,bdr
+↯		4g1 bdr 2uy;bdr
 ⇐		6te 4fs 2uy
 ⇓		4g1 4fs 2uy
 ⇚		6te aej 2uy
@@ -16501,38 +16502,38 @@ _		6yi 6w0,46k,6w0,6yi 46k,an5,an7
 ⇣		4g1 46l 2uy
 ⇦	leftwards hollow arrow	6te azy 2uy,6te 5zo 2uy
 ⇩	downwards hollow arrow	4g1 azy 2uy,4g1 5zo 2uy
-⊘		3qv 4dz 9n7,4dz 6vm,7a5
-⋙	very much greater-than	atf 7jp 5ob a78,66k,7a5
-⛑️	rescue worker’s helmet	91m b1m 97u 5uo,5uo b0w azy 400,2od,400,56a,5t5,5uo
-❕	white exclamation mark	azy 4qf 79b 8ak,azy 4qf 79b,4qf,79b,8be,8rz
-⤴️		934 2uy 41f ao2,2uy 8nj 937 a7l 41f aob,2uy
-🆎	AB button (blood type)	7qx 9ry 2jb,2jb 3gp 3c4 ajh,2jb,3c4 ajh
-🈁	Japanese “here” button	9ry 6g6 6lz,6a4 5uy 3gp,5uy,6a4,6g6,bg4
-🌄		9xr 8bj 7ix,7ig,7iw,9xl,9xr
-🌎	globe showing Americas	4k8 5mf 2qp,5mf 9j4 2qp,2qp,4k8,5mf,b1n
-🌜	last quarter moon face	6s4 8vd 7id b0w 56a,6s4 8vd 7id 56a,56a,7id,8vd
-🌤️		9xl 38s 9o2 3si,azy 9xl b0w 9o2 3si,3si,9xl
-🌥️		9xl 38s 6ry 3si,azy 9xl 38s 3si,3si,9xl
-🏋️		8is 6ve az9,az8 6vd,6vd,az8
-🏼	medium-light skin tone	4mv 7hc 5a1 ajh 1g8,7c1 6vh 9mw ac1,9mw ac1,ajh 1g8
-👯	people with bunny ears	b16 b0w 3g0 4k7,8i6 b0w 3g0 4k7,3g0 4k4,463,8g0
-💆	person getting massage	56a 79x,8is 5j9 79x,56a,79x,9af
-💇	person getting haircut	5rq,8is 5j9 5rq,35z,38a,8fs
-🗳️		35a 3dq b0w 35a,35a,3dq
-😂		56a b0w a53 88d 6cr,56a,6cr,6se,a51
-😇		9o8 56a b0w 5s3,2rb,56a,57a,5s3,674
-😱		56a 9d3 65w 57u,56a,57u,7kb,9ci,9d2
-😷		56a b0w 7bx 79v,3w1,4es,56a,79v,9kn
-🙁		9nm 5db 56a,56a,5da
-🙄		56a b0w 94l 4rb,4ra,4rb,56a,94l
-🚦		atd add 6vh,6vh,9l6,add
-🚵	person mountain biking	7iw 3ad,8is 7iw 3al,3ab,3ad,3ak,421,7iw
-🤕	face with head-bandage	56a b0w 5to 35k,35k,56a,61q,66y
-🤽‍♂️		78a 8mj ayj 8ny,78a,ayj 8ny
-🤾‍♀️		b16 8mj 5se,5se,b16
-🥲		9o8 56a b0w a51,5o5,8r3,90z,9o8,a51,acr
-🧑‍🦯		8is b0w azy 3ja,2m4,3by
-‼️		4fs 4qf 79b,35m,4qf,79b
+⊘		3qv 4dz 9n7;4dz 6vm,7a5
+⋙	very much greater-than	atf 7jp 5ob a78;66k,7a5
+⛑️	rescue worker’s helmet	91m b1m 97u 5uo,5uo b0w azy 400;2od,400,56a,5t5,5uo
+❕	white exclamation mark	azy 4qf 79b 8ak,azy 4qf 79b;4qf,79b,8be,8rz
+⤴️		934 2uy 41f ao2,2uy 8nj 937 a7l 41f aob;2uy
+🆎	AB button (blood type)	7qx 9ry 2jb,2jb 3gp 3c4 ajh;2jb,3c4 ajh
+🈁	Japanese “here” button	9ry 6g6 6lz,6a4 5uy 3gp;5uy,6a4,6g6,bg4
+🌄		9xr 8bj 7ix;7ig,7iw,9xl,9xr
+🌎	globe showing Americas	4k8 5mf 2qp,5mf 9j4 2qp;2qp,4k8,5mf,b1n
+🌜	last quarter moon face	6s4 8vd 7id b0w 56a,6s4 8vd 7id 56a;56a,7id,8vd
+🌤️		9xl 38s 9o2 3si,azy 9xl b0w 9o2 3si;3si,9xl
+🌥️		9xl 38s 6ry 3si,azy 9xl 38s 3si;3si,9xl
+🏋️		8is 6ve az9,az8 6vd;6vd,az8
+🏼	medium-light skin tone	4mv 7hc 5a1 ajh 1g8,7c1 6vh 9mw ac1;9mw ac1,ajh 1g8
+👯	people with bunny ears	b16 b0w 3g0 4k7,8i6 b0w 3g0 4k7;3g0 4k4,463,8g0
+💆	person getting massage	56a 79x,8is 5j9 79x;56a,79x,9af
+💇	person getting haircut	5rq,8is 5j9 5rq;35z,38a,8fs
+🗳️		35a 3dq b0w 35a;35a,3dq
+😂		56a b0w a53 88d 6cr;56a,6cr,6se,a51
+😇		9o8 56a b0w 5s3;2rb,56a,57a,5s3,674
+😱		56a 9d3 65w 57u;56a,57u,7kb,9ci,9d2
+😷		56a b0w 7bx 79v;3w1,4es,56a,79v,9kn
+🙁		9nm 5db 56a;56a,5da
+🙄		56a b0w 94l 4rb;4ra,4rb,56a,94l
+🚦		atd add 6vh;6vh,9l6,add
+🚵	person mountain biking	7iw 3ad,8is 7iw 3al;3ab,3ad,3ak,421,7iw
+🤕	face with head-bandage	56a b0w 5to 35k;35k,56a,61q,66y
+🤽‍♂️		78a 8mj ayj 8ny;78a,ayj 8ny
+🤾‍♀️		b16 8mj 5se;5se,b16
+🥲		9o8 56a b0w a51;5o5,8r3,90z,9o8,a51,acr
+🧑‍🦯		8is b0w azy 3ja;2m4,3by
+‼️		4fs 4qf 79b;35m,4qf,79b
 ↛	rightwards arrow stroke	937 2uy b0w 9vy,937 2uy 9vy
 ↨		ao2 4fx 2uy b0w 36b
 ↮	left right arrow stroke	6tc 934 2uy b0w 9vy,6tc 934 2uy 9vy
@@ -16547,132 +16548,132 @@ _		6yi 6w0,46k,6w0,6yi 46k,an5,an7
 ⇛		937 aej 2uy
 ⇢		937 46l 2uy
 ⇨	rightwards hollow arrow	937 azy 2uy,937 5zo 2uy
-≧	greater-than over equal	5ob a78 8bj 4od abi,5ob a78 8bj 4od,66k,7a5
-≳	greater-than equivalent	5ob a78 8a7 4om abi,5ob a78 4om,66k,7a5
-⊰		8pk an1 90u,7a5,9f7 89y
-⊱		9x2 an1 90u,7a5,9f7 89y
+≧	greater-than over equal	5ob a78 8bj 4od abi,5ob a78 8bj 4od;66k,7a5
+≳	greater-than equivalent	5ob a78 8a7 4om abi,5ob a78 4om;66k,7a5
+⊰		8pk an1 90u;7a5,9f7 89y
+⊱		9x2 an1 90u;7a5,9f7 89y
 ◐	circle left half filled	3qu b0w 6tc 5rz 3br,3qu 6tc 5rz 598
 ◖	left half filled circle	6tc 5rz 3br 3qu,6tc 5rz 598 3qu
 ⩽	less-than slanted equal	6u4 a78 8a7 9n6 4od abi,6u4 a78 9n6 4od
-【	open black lens bracket	6tc 3br 6tw 3dy,89w 3br 6tv 3dy,3dy,6tv 3dy,6tw 3dy
-🌛	first quarter moon face	59s 8vd 7id b0w 56a,59s 8vd 7id 56a,56a,7id,8vd
-🍃		6t2 5b7 65w b0h,3c6,5b6,6t2,b0h
-🐥	front-facing baby chick	5d8 56f 346 3om,346,3b5,3om
-👷‍♂️		78a 3xq b1m,3xq,78a,b1m
-📲	mobile phone with arrow	7h3 8k4 b0w 937 2uy 2wd 6tc,7h3 8k4 b0w 2uy,2uy,3ly,7h3,8k4,8zw
-🔯	dotted six-pointed star	9m9 8nh 9u1 b0w 7fh 4fo,4fr 9m9 8nh 9u1,5cc,9u1
-🔺	red triangle pointed up	ao2 8nj 90a ae5,90a ae5 8nh ao2,5ir,90a
-😆	grinning squinting face	9o8 56a b0w 89w 7j0 2r6 a9q 3sa 4rb,5oo 9s5 56a,56a,6se,7j0,9bo,9o7
-😈		9o8 56a b0w 60e,56a,56y a3b,57a,60e,9o7
-😰	anxious face with sweat	56a b0w 89w 7j0 2r6 3w1 9z8,2sl 56a b0w 9z8,3cb,3w1,56a,975,9z8
-🤾	person playing handball	5se,8is 8mj 5se,357
-🥹		56a 5zm 347 a53,2rj,40d,8r3,91q,99i
-🧘‍♀️		b16 65w 6yc 8ok,7c0,b88
-„	low right quotation mark	4fs 6yi 1x1 8w2 79b,6yi 934 8w2 79b,4fs 8w3,6yi 8w2,8w2,8w3,9o4 8w2
+【	open black lens bracket	6tc 3br 6tw 3dy,89w 3br 6tv 3dy;3dy,6tv 3dy,6tw 3dy
+🌛	first quarter moon face	59s 8vd 7id b0w 56a,59s 8vd 7id 56a;56a,7id,8vd
+🍃		6t2 5b7 65w b0h;3c6,5b6,6t2,b0h
+🐥	front-facing baby chick	5d8 56f 346 3om;346,3b5,3om
+👷‍♂️		78a 3xq b1m;3xq,78a,b1m
+📲	mobile phone with arrow	7h3 8k4 b0w 937 2uy 2wd 6tc,7h3 8k4 b0w 2uy;2uy,3ly,7h3,8k4,8zw
+🔯	dotted six-pointed star	9m9 8nh 9u1 b0w 7fh 4fo,4fr 9m9 8nh 9u1;5cc,9u1
+🔺	red triangle pointed up	ao2 8nj 90a ae5,90a ae5 8nh ao2;5ir,90a
+😆	grinning squinting face	9o8 56a b0w 89w 7j0 2r6 a9q 3sa 4rb,5oo 9s5 56a;56a,6se,7j0,9bo,9o7
+😈		9o8 56a b0w 60e;56a,56y a3b,57a,60e,9o7
+😰	anxious face with sweat	56a b0w 89w 7j0 2r6 3w1 9z8,2sl 56a b0w 9z8;3cb,3w1,56a,975,9z8
+🤾	person playing handball	5se,8is 8mj 5se;357
+🥹		56a 5zm 347 a53;2rj,40d,8r3,91q,99i
+🧘‍♀️		b16 65w 6yc 8ok;7c0,b88
+„	low right quotation mark	4fs 6yi 1x1 8w2 79b,6yi 934 8w2 79b;4fs 8w3,6yi 8w2,8w2,8w3,9o4 8w2
 ↟		aob aj7 5tp 2uy
 ↤		6te 2uy 5d7 35u
 ↧		4g1 2uy 5d7 35u
-↩️		934 2uy 41f 6tc,6te 2uy b0w 601,2uy
-↪️		6tc 2uy 41f 934,937 2uy b0w 601,2uy
+↩️		934 2uy 41f 6tc,6te 2uy b0w 601;2uy
+↪️		6tc 2uy 41f 934,937 2uy b0w 601;2uy
 ⇉		937 8d9 2v1
 ⇜		6te 9s4 2uy
 ◑	circle right half filled	3qu b0w 934 5rz 3br,3qu 934 5rz 598
 ◒	circle lower half filled	3qu b0w 6yj 5rz 3br,3qu 6yj 5rz 598
 ◓	circle upper half filled	3qu b0w ao4 5rz 3br,3qu ao4 5rz 598
 ◗	right half filled circle	934 5rz 3br 3qu,934 5rz 598 3qu
-☔		amn b0w 8yr 4gm,3sh,4gj,8yr,amn
-⤵️		934 2uy 41f 4fx,2uy 8nj 937 a7l 41f 4g1,2uy,4fx
-】	close black lens bracket	934 3br 6tw 3dy,3s9 3br 6tv 3dy,3dy,6tv 3dy,6tw 3dy
-〖	open hollow lens bracket	6tc azy 6tw 3dy,89w 5zo 6tv 3dy,3dy,5zo 6tv 3dy,5zo 6tw 3dy
-㊙️	Japanese “secret” button	6a4 9do 3gp,3qv 64k 9do,9do,64k,6a4,bgj
-🍾		3de b0w 8od 3ym,35u,3de,3ym,4ge,8od
-👨‍🦽		78a 65w 78t azr,2m4,78a,azr
-😅	grinning face with sweat	9o8 56a b0w 89w 7j0 2r6 3w1 9z8,5oo 56a b0w 9z8,3w1,56a,89w,9o7,9z8
-😓	downcast face with sweat	56a b0w 3w1 9z8,4fy 56a b0w 9z8,3w1,56a,9z8
-😜	winking face with tongue	56a b0w 9w3 8b9 ac4 2r6 b0p 4r4,b0p 56a b0w ac4,4r4,56a,6cf,ac4,b0o
-🚥		60b add 6vh,6vh,9l6,add
-🤨	face with raised eyebrow	56a b0w 89e 4r5 8yt,56a b0w 8yt 4r5,4dn,9mp
-🤽‍♀️		b16 8mj ayj 8ny,ayj 8ny,b16
-🥰	smiling face with hearts	9o8 56a b0w 9o8 4rb 2r6 a8r 5u2,9o8 56a b0w 5u2,2mv,40a,5u2,65w 6yh
-🧘		8is 65w 6yc 8ok,7c0,b88
-🫤		56a b0w 4bd 7j0,4d4,7cf,9mq,anw
-¡		682 4qf 79b,35l,4qf,4qf 79b,4qf 8ng,682
-⁉️		4qf 8vl 79b,4qf,67r,79b,8rz,8vl
-℗		9pw 902 3yk,3yk,902,9pw
+☔		amn b0w 8yr 4gm;3sh,4gj,8yr,amn
+⤵️		934 2uy 41f 4fx,2uy 8nj 937 a7l 41f 4g1;2uy,4fx
+】	close black lens bracket	934 3br 6tw 3dy,3s9 3br 6tv 3dy;3dy,6tv 3dy,6tw 3dy
+〖	open hollow lens bracket	6tc azy 6tw 3dy,89w 5zo 6tv 3dy;3dy,5zo 6tv 3dy,5zo 6tw 3dy
+㊙️	Japanese “secret” button	6a4 9do 3gp,3qv 64k 9do;9do,64k,6a4,bgj
+🍾		3de b0w 8od 3ym;35u,3de,3ym,4ge,8od
+👨‍🦽		78a 65w 78t azr;2m4,78a,azr
+😅	grinning face with sweat	9o8 56a b0w 89w 7j0 2r6 3w1 9z8,5oo 56a b0w 9z8;3w1,56a,89w,9o7,9z8
+😓	downcast face with sweat	56a b0w 3w1 9z8,4fy 56a b0w 9z8;3w1,56a,9z8
+😜	winking face with tongue	56a b0w 9w3 8b9 ac4 2r6 b0p 4r4,b0p 56a b0w ac4;4r4,56a,6cf,ac4,b0o
+🚥		60b add 6vh;6vh,9l6,add
+🤨	face with raised eyebrow	56a b0w 89e 4r5 8yt,56a b0w 8yt 4r5;4dn,9mp
+🤽‍♀️		b16 8mj ayj 8ny;ayj 8ny,b16
+🥰	smiling face with hearts	9o8 56a b0w 9o8 4rb 2r6 a8r 5u2,9o8 56a b0w 5u2;2mv,40a,5u2,65w 6yh
+🧘		8is 65w 6yc 8ok;7c0,b88
+🫤		56a b0w 4bd 7j0;4d4,7cf,9mq,anw
+¡		682 4qf 79b;35l,4qf,4qf 79b,4qf 8ng,682
+⁉️		4qf 8vl 79b;4qf,67r,79b,8rz,8vl
+℗		9pw 902 3yk;3yk,902,9pw
 ↦		937 2uy 5d7 35u
 ↸	north west arrow long bar	7yo azg 2uy abi 6xt 35u,7yo azg 2uy 6xt 35u
 ⇝		937 9s4 2uy
-⊛		3qv 2w1 89y,2w1,89y
+⊛		3qv 2w1 89y;2w1,89y
 ▥		9rx b0w atd 597
 ▮	filled vertical rectangle	3br atd 904,598 atd 904
 ◍		3qu b0w atd 597
-◽	white medium-small square	azy 7c1 9o2 9rx,5ir,9rx
-◾	black medium-small square	3br 7c1 9o2 9rx,5ir,9rx
-《	open double angle bracket	6tc 4fs 2rf 3dy,89w 4fs 2rf 3dy,3dy,4fs 2rf 3dy
-〗	close hollow lens bracket	934 azy 6tw 3dy,3s9 5zo 6tv 3dy,3dy,5zo 6tv 3dy,5zo 6tw 3dy
-🈳	Japanese “vacancy” button	9ry 3rb anh 64k 1wl,6a4 arw 3gp,arw,64k,6a4,bgk
-🉐	Japanese “bargain” button	3qv 64k 2my,6a4 361 3gp,361,64k,6a4,bga
-🍽️		5c4 2r6 6lf b0w 8mf,3yc,5c4,6lf,8mf
-👷‍♀️		b16 3xq b1m,3xq,b16,b1m
-💹	chart increasing with yen	3nf b0w aob ady 2r6 b6w 9l5,3nf 666 b0w b6w,3nf,5o0,5oz,7hn,b6w
-🔃	clockwise vertical arrows	3s8 4g1 2r6 aob 89w 3qu 2v1,3s8 atd 2v1,2uy,3s8,911
-🔻	red triangle pointed down	4fx 8nj 90a ae5,90a ae5 8nh 4fx,4fx,5ir,90a
-🕴️		8is 65w 9xc 6ug,78a 65w 3gi 9xc 6ug,3gi,8is,9xc
-🖐️		5sc b0w 59h 9rb,8yt 5sc b0w 59h 9rb,59e,5sc,9rb
-😤	face with steam from nose	56a b0w 6xx 88d aes,56a b0w 9ui 5d7 7yt,56a,aes,b1a
-🤭	face with hand over mouth	9o8 56a b0w 9o8 4rb 2r6 5sc 3z8 7j0,56a b0w 5sc 8bj 7j0,b01
-🤽	person playing water polo	ayj 8ny,8is 8mj ayj 8ny,8ny,ayj
+◽	white medium-small square	azy 7c1 9o2 9rx;5ir,9rx
+◾	black medium-small square	3br 7c1 9o2 9rx;5ir,9rx
+《	open double angle bracket	6tc 4fs 2rf 3dy,89w 4fs 2rf 3dy;3dy,4fs 2rf 3dy
+〗	close hollow lens bracket	934 azy 6tw 3dy,3s9 5zo 6tv 3dy;3dy,5zo 6tv 3dy,5zo 6tw 3dy
+🈳	Japanese “vacancy” button	9ry 3rb anh 64k 1wl,6a4 arw 3gp;arw,64k,6a4,bgk
+🉐	Japanese “bargain” button	3qv 64k 2my,6a4 361 3gp;361,64k,6a4,bga
+🍽️		5c4 2r6 6lf b0w 8mf;3yc,5c4,6lf,8mf
+👷‍♀️		b16 3xq b1m;3xq,b16,b1m
+💹	chart increasing with yen	3nf b0w aob ady 2r6 b6w 9l5,3nf 666 b0w b6w;3nf,5o0,5oz,7hn,b6w
+🔃	clockwise vertical arrows	3s8 4g1 2r6 aob 89w 3qu 2v1,3s8 atd 2v1;2uy,3s8,911
+🔻	red triangle pointed down	4fx 8nj 90a ae5,90a ae5 8nh 4fx;4fx,5ir,90a
+🕴️		8is 65w 9xc 6ug,78a 65w 3gi 9xc 6ug;3gi,8is,9xc
+🖐️		5sc b0w 59h 9rb,8yt 5sc b0w 59h 9rb;59e,5sc,9rb
+😤	face with steam from nose	56a b0w 6xx 88d aes,56a b0w 9ui 5d7 7yt;56a,aes,b1a
+🤭	face with hand over mouth	9o8 56a b0w 9o8 4rb 2r6 5sc 3z8 7j0,56a b0w 5sc 8bj 7j0;b01
+🤽	person playing water polo	ayj 8ny,8is 8mj ayj 8ny;8ny,ayj
 ↞		6te aj7 5tp 2uy
 ↡		4g1 aj7 5tp 2uy
-⊹		5v1 3xk 7a6,7a5,9e7 2mq 7a6,9rx 7a6
-⋰		ao2 934 4bd 4mj,4mj,7a5
+⊹		5v1 3xk 7a6;7a5,9e7 2mq 7a6,9rx 7a6
+⋰		ao2 934 4bd 4mj;4mj,7a5
 ◣	filled lower left triangle	3br 6yj 6tc ae5,598 6yj 6tc ae5
 ◤	filled upper left triangle	3br ao4 6tc ae5,598 ao4 6tc ae5
 ⩣	logical or double underbar	6xk 8a7 b0w 4fs an4,6xk 8a7 4fs an4
-》	close double angle bracket	934 4fs 2rf 3dy,3s9 4fs 2rf 3dy,3dy,4fs 2rf 3dy
-『	open hollow corner bracket	6tc azy 3yo 3dy,89w 5zo 3yo 3dy,3dy,5zo 3yo 3dy
-🈯	Japanese “reserved” button	9ry 3rb anh 64k 1rt,6a4 91n 3gp,91n,64k,6a4,bgb
-🈹	Japanese “discount” button	9ry 3rb anh 64k 1o4,6a4 4d9 3gp,4d9,64k,6a4,bg6
-👆	backhand index pointing up	azy ao2 8nj 348 66a,348 66a 8nj ao2,348,59e,5sc,8ng,ao2
-👩‍🦽		b16 65w 78t azr,2m4,azr,b16
-😝	squinting face with tongue	56a b0w 9w3 8b9 ac4 2r6 a9q 3sa 4rb,9s5 56a b0w ac4,4r4,56a,60g,a4c,ac4
-😵	face with crossed-out eyes	4e4 56a,56a b0w 403 8b9 4rb,403 8b9 4rb,489,56a,6lj 8b9
-🤬	face with symbols on mouth	9f1 56a b0w a00 3z8 7j0,56a b0w a00 89a 7j0,9z7
+》	close double angle bracket	934 4fs 2rf 3dy,3s9 4fs 2rf 3dy;3dy,4fs 2rf 3dy
+『	open hollow corner bracket	6tc azy 3yo 3dy,89w 5zo 3yo 3dy;3dy,5zo 3yo 3dy
+🈯	Japanese “reserved” button	9ry 3rb anh 64k 1rt,6a4 91n 3gp;91n,64k,6a4,bgb
+🈹	Japanese “discount” button	9ry 3rb anh 64k 1o4,6a4 4d9 3gp;4d9,64k,6a4,bg6
+👆	backhand index pointing up	azy ao2 8nj 348 66a,348 66a 8nj ao2;348,59e,5sc,8ng,ao2
+👩‍🦽		b16 65w 78t azr;2m4,azr,b16
+😝	squinting face with tongue	56a b0w 9w3 8b9 ac4 2r6 a9q 3sa 4rb,9s5 56a b0w ac4;4r4,56a,60g,a4c,ac4
+😵	face with crossed-out eyes	4e4 56a,56a b0w 403 8b9 4rb;403 8b9 4rb,489,56a,6lj 8b9
+🤬	face with symbols on mouth	9f1 56a b0w a00 3z8 7j0,56a b0w a00 89a 7j0;9z7
 ↠		937 aj7 5tp 2uy
 ↰	upwards arrow tip leftwards	aob 2uy b0w aad 6te,aob 2uy aad 6te
 ↻		3s8 89w 3qu 2uy
 ⇞	upwards arrow double stroke	aob 2uy b0w 4fs 9vy,aob 2uy 4fs 9vy
-⋯		7fj 60b 4mj,4mj
+⋯		7fj 60b 4mj;4mj
 ▤		9rx b0w 60b 597
-▲	filled up-pointing triangle	3br ao2 8nj ae5,598 ao2 8nj ae5,2uy,598,ae5,ao2
+▲	filled up-pointing triangle	3br ao2 8nj ae5,598 ao2 8nj ae5;2uy,598,ae5,ao2
 △	hollow up-pointing triangle	azy ao2 8nj ae5,5zo ao2 8nj ae5
 ◢	filled lower right triangle	3br 6yj 934 ae5,598 6yj 934 ae5
 ◥	filled upper right triangle	3br ao4 934 ae5,598 ao4 934 ae5
-』	close hollow corner bracket	934 azy 3yo 3dy,3s9 5zo 3yo 3dy,3dy,5zo 3yo 3dy
-〔	open tortoise shell bracket	6tc ack 9he 3dy,89w ack 9he 3dy,3dy,9he 3dy,ack 9he 3dy
-🌍	globe showing Europe-Africa	4k8 5mf 4pv 2nq,5mf 9j4 4pv 2nq,2nq,4k8,4pv,5mf,b1n
-👨‍🦼		78a 65w 7is azr,2m4,78a,azr
-👫	woman and man holding hands	78a 2r6 b16 5zm 5sj,b16 2r6 78a 5zm 5sj,3z6,5sc,5zl,5zm 5sj,78a,b16
-😃	grinning face with big eyes	9o8 56a b0w 89w 7j0,5oo 56a b0w 3aj 4rb,56a,7j0,89w,9o7
-😻	smiling cat with heart-eyes	9o8 3kk 56a b0w 5u0 9gm 4rb,9o8 3kk b0w 5u0 4rb,3kk,4r4,56a,5u0,6yh,9o7
-🧑‍🦽		8is 65w 78t azr,2m4,azr
+』	close hollow corner bracket	934 azy 3yo 3dy,3s9 5zo 3yo 3dy;3dy,5zo 3yo 3dy
+〔	open tortoise shell bracket	6tc ack 9he 3dy,89w ack 9he 3dy;3dy,9he 3dy,ack 9he 3dy
+🌍	globe showing Europe-Africa	4k8 5mf 4pv 2nq,5mf 9j4 4pv 2nq;2nq,4k8,4pv,5mf,b1n
+👨‍🦼		78a 65w 7is azr;2m4,78a,azr
+👫	woman and man holding hands	78a 2r6 b16 5zm 5sj,b16 2r6 78a 5zm 5sj;3z6,5sc,5zl,5zm 5sj,78a,b16
+😃	grinning face with big eyes	9o8 56a b0w 89w 7j0,5oo 56a b0w 3aj 4rb;56a,7j0,89w,9o7
+😻	smiling cat with heart-eyes	9o8 3kk 56a b0w 5u0 9gm 4rb,9o8 3kk b0w 5u0 4rb;3kk,4r4,56a,5u0,6yh,9o7
+🧑‍🦽		8is 65w 78t azr;2m4,azr
 ↱	upwards arrow tip rightwards	aob 2uy b0w aad 937,aob 2uy aad 937
-⋱		4fx 934 4bd 4mj,4mj,7a5
+⋱		4fx 934 4bd 4mj;4mj,7a5
 ◄	filled left-pointing pointer	3br 6tc 8nj 8ni,598 6tc 8nj 8ni
 ◅	hollow left-pointing pointer	azy 6tc 8nj 8ni,5zo 6tc 8nj 8ni
-〕	close tortoise shell bracket	934 ack 9he 3dy,3s9 ack 9he 3dy,3dy,9he 3dy,ack 9he 3dy
-🈲	Japanese “prohibited” button	9ry 3rb anh 64k 1wk,6a4 8qi 3gp,8qi,64k,6a4,bgi
-🈵	Japanese “no vacancy” button	9ry 3rb anh 64k 1u5,6a4 7y7 arw 3gp,7y7 arw,64k,6a4,bge
-🉑	Japanese “acceptable” button	3qv 64k 2m1,6a4 2m2 3gp,2m2,64k,6a4,bg7
-🌏	globe showing Asia-Australia	4k8 5mf 2vq 2xa,5mf 9j4 2vq 2xa,2vq,2xa,4k8,5mf,b1n
-👇	backhand index pointing down	azy 4fx 8nj 348 66a,348 66a 8nj 4fx,348,4fx,59e,5sc,8ng
-👈	backhand index pointing left	azy 6tc 8nj 348 66a,348 66a 8nj 6tc,348,59e,5sc,66a,8ng
-🔍	magnifying glass tilted left	6tc 8nj 77a 5m8,77a 5m8 aa0 6tc,5m8,77a,9dj,ac7
-🔰	Japanese symbol for beginner	6a4 9zz 5by 38o,38o,3oh,6a4,6t2
-😍	smiling face with heart-eyes	9o8 56a b0w 5u0 9gm 4rb,9o8 56a b0w 5u0 4rb,4r4,56a,6yh,9o7
-😎		9o8 56a b0w 9xp,3et,3yd,56a,9xl,9xp
-🤗	smiling face with open hands	618 56a,9o8 56a b0w 89w 5sj,56a,617,618,89w 5sj,9o8 56a
-🫵		66a 8nj 2wd a7d au9,8ng,b8g
+〕	close tortoise shell bracket	934 ack 9he 3dy,3s9 ack 9he 3dy;3dy,9he 3dy,ack 9he 3dy
+🈲	Japanese “prohibited” button	9ry 3rb anh 64k 1wk,6a4 8qi 3gp;8qi,64k,6a4,bgi
+🈵	Japanese “no vacancy” button	9ry 3rb anh 64k 1u5,6a4 7y7 arw 3gp;7y7 arw,64k,6a4,bge
+🉑	Japanese “acceptable” button	3qv 64k 2m1,6a4 2m2 3gp;2m2,64k,6a4,bg7
+🌏	globe showing Asia-Australia	4k8 5mf 2vq 2xa,5mf 9j4 2vq 2xa;2vq,2xa,4k8,5mf,b1n
+👇	backhand index pointing down	azy 4fx 8nj 348 66a,348 66a 8nj 4fx;348,4fx,59e,5sc,8ng
+👈	backhand index pointing left	azy 6tc 8nj 348 66a,348 66a 8nj 6tc;348,59e,5sc,66a,8ng
+🔍	magnifying glass tilted left	6tc 8nj 77a 5m8,77a 5m8 aa0 6tc;5m8,77a,9dj,ac7
+🔰	Japanese symbol for beginner	6a4 9zz 5by 38o;38o,3oh,6a4,6t2
+😍	smiling face with heart-eyes	9o8 56a b0w 5u0 9gm 4rb,9o8 56a b0w 5u0 4rb;4r4,56a,6yh,9o7
+😎		9o8 56a b0w 9xp;3et,3yd,56a,9xl,9xp
+🤗	smiling face with open hands	618 56a,9o8 56a b0w 89w 5sj;56a,617,618,89w 5sj,9o8 56a
+🫵		66a 8nj 2wd a7d au9;8ng,b8g
 ↲	downwards arrow tip leftwards	4g1 2uy b0w aad 6te,4g1 2uy aad 6te
 ⇍	leftwards double arrow stroke	6te 4fs 2uy b0w 9vy,6te 4fs 2uy 9vy
 ⇟	downwards arrow double stroke	4g1 2uy b0w 4fs 9vy,4g1 2uy 4fs 9vy
@@ -16680,61 +16681,61 @@ _		6yi 6w0,46k,6w0,6yi 46k,an5,an7
 ≒	approximately equal the image	2td 4od abi 8a7 a7d 65j 88d,2td 4od a7d 65j
 ►	filled right-pointing pointer	3br 934 8nj 8ni,598 934 8nj 8ni
 ▻	hollow right-pointing pointer	azy 934 8nj 8ni,5zo 934 8nj 8ni
-▼	filled down-pointing triangle	3br 4fx 8nj ae5,598 4fx 8nj ae5,2uy,4fx,598,ae5
+▼	filled down-pointing triangle	3br 4fx 8nj ae5,598 4fx 8nj ae5;2uy,4fx,598,ae5
 ▽	hollow down-pointing triangle	azy 4fx 8nj ae5,5zo 4fx 8nj ae5
 ◁	hollow left-pointing triangle	azy 6tc 8nj ae5,5zo 6tc 8nj ae5
-⛈️		3si b0w 6vk 2r6 8yr,a8x 3si 2r6 8yr,3si,8yr,a8x
+⛈️		3si b0w 6vk 2r6 8yr,a8x 3si 2r6 8yr;3si,8yr,a8x
 ⪍	less-than above similar equal	6u4 a78 2lt 9lm 8a7 4od,6u4 a78 2lt 9lm 4od
-🈸	Japanese “application” button	9ry 3rb anh 64k 1vz,6a4 2t9 3gp,2t9,64k,6a4,bgg
-👉	backhand index pointing right	azy 934 8nj 348 66a,348 66a 8nj 934,348,59e,5sc,66a,8ng
-👩‍🦼		b16 65w 7is azr,2m4,azr,b16
-📬		89w 77m b0w 8yt 5a7,77l,77m,89w,8op
-🔎	magnifying glass tilted right	934 8nj 77a 5m8,77a 5m8 aa0 934,5m8,77a,9dj,ac7
-😚		6ki 56a b0w 3sa 4rb,3sa,4r4,56a,6kh
-😦		5db 56a b0w 89w 7j0,56a,5da,7j0,89w
-🤣		94l 89a a7d 5au 6sf,56a,5au,6se,94c,94l,957
+🈸	Japanese “application” button	9ry 3rb anh 64k 1vz,6a4 2t9 3gp;2t9,64k,6a4,bgg
+👉	backhand index pointing right	azy 934 8nj 348 66a,348 66a 8nj 934;348,59e,5sc,66a,8ng
+👩‍🦼		b16 65w 7is azr;2m4,azr,b16
+📬		89w 77m b0w 8yt 5a7;77l,77m,89w,8op
+🔎	magnifying glass tilted right	934 8nj 77a 5m8,77a 5m8 aa0 934;5m8,77a,9dj,ac7
+😚		6ki 56a b0w 3sa 4rb;3sa,4r4,56a,6kh
+😦		5db 56a b0w 89w 7j0;56a,5da,7j0,89w
+🤣		94l 89a a7d 5au 6sf;56a,5au,6se,94c,94l,957
 ↳	downwards arrow tip rightwards	4g1 2uy b0w aad 937,4g1 2uy aad 937
 ↷		3s8 acc 9ec 2uy
-↼	leftwards harpoon barb upwards	6te 5sz b0w 35w aob,6te 5sz 35w aob,35w
-↿	upwards harpoon barb leftwards	aob 5sz b0w 35w 6te,aob 5sz 35w 6te,35w
+↼	leftwards harpoon barb upwards	6te 5sz b0w 35w aob,6te 5sz 35w aob;35w
+↿	upwards harpoon barb leftwards	aob 5sz b0w 35w 6te,aob 5sz 35w 6te;35w
 ⇎	left right double arrow stroke	6tc 934 4fs 2uy b0w 9vy,6tc 934 4fs 2uy 9vy
 ⇏	rightwards double arrow stroke	937 4fs 2uy b0w 9vy,937 4fs 2uy 9vy
 ▷	hollow right-pointing triangle	azy 934 8nj ae5,5zo 934 8nj ae5
-⪚	double-line equal greater-than	4fs 6w0 4od abi 8a7 5ob a78,4fs 6w0 4od 5ob a78,66k,7a5
-📔		7yz b0w 48l 3z7,3cu,3z7,48j,7yz
-📭		89w 77m b0w 6yl 5a7,6yl,77l,77m,89w,8op
-🔄	counterclockwise arrows button	2sa 4g1 2r6 aob 89w 3qu 2v1,3z3 2v1 3gp,2sa,2uy,3z3,b0x
-😁	beaming face with smiling eyes	5oo 56a b0w 9o8 4rb,381 56a b0w 9o8 4rb,4r4,56a,5on,9o7
-😊		9o8 56a b0w 9o8 4rb,3ce,4r4,56a,9o7
-😙		6ki 56a b0w 9o8 4rb,4r4,56a,6kh,9o7
-😸	grinning cat with smiling eyes	5oo 3kk 56a b0w 9o8 4rb,5oo 3kk b0w 9o8 4rb,3kk,4r4,56a,5on,9o7
-🧑‍🦼		8is 65w 7is azr,2m4,azr
+⪚	double-line equal greater-than	4fs 6w0 4od abi 8a7 5ob a78,4fs 6w0 4od 5ob a78;66k,7a5
+📔		7yz b0w 48l 3z7;3cu,3z7,48j,7yz
+📭		89w 77m b0w 6yl 5a7;6yl,77l,77m,89w,8op
+🔄	counterclockwise arrows button	2sa 4g1 2r6 aob 89w 3qu 2v1,3z3 2v1 3gp;2sa,2uy,3z3,b0x
+😁	beaming face with smiling eyes	5oo 56a b0w 9o8 4rb,381 56a b0w 9o8 4rb;4r4,56a,5on,9o7
+😊		9o8 56a b0w 9o8 4rb;3ce,4r4,56a,9o7
+😙		6ki 56a b0w 9o8 4rb;4r4,56a,6kh,9o7
+😸	grinning cat with smiling eyes	5oo 3kk 56a b0w 9o8 4rb,5oo 3kk b0w 9o8 4rb;3kk,4r4,56a,5on,9o7
+🧑‍🦼		8is 65w 7is azr;2m4,azr
 ↺		2sa 89w 3qu 2uy
-↾	upwards harpoon barb rightwards	aob 5sz b0w 35w 937,aob 5sz 35w 937,35w
-⇀	rightwards harpoon barb upwards	937 5sz b0w 35w aob,937 5sz 35w aob,35w
+↾	upwards harpoon barb rightwards	aob 5sz b0w 35w 937,aob 5sz 35w 937;35w
+⇀	rightwards harpoon barb upwards	937 5sz b0w 35w aob,937 5sz 35w aob;35w
 ▩	square diagonal crosshatch fill	9rx b0w 4bd 404 597,9rx 4bd 404 597
 ⪺	succeeds above not almost equal	9x2 2lt 7yu 2q1 4od abi,9x2 2lt 7yu 2q1 4od
-🈴	Japanese “passing grade” button	9ry 3rb anh 64k 1on,6a4 8g9 5np 3gp,8g9 5np,64k,6a4,bg8
-📫		3sa 77m b0w 8yt 5a7,3sa,77l,77m,8op
-😄	grinning face with smiling eyes	9o8 56a b0w 89w 7j0 2r6 9o8 4rb,5oo 56a b0w 9o8 4rb,4r4,56a,7j0,89w,9o7
+🈴	Japanese “passing grade” button	9ry 3rb anh 64k 1on,6a4 8g9 5np 3gp;8g9 5np,64k,6a4,bg8
+📫		3sa 77m b0w 8yt 5a7;3sa,77l,77m,8op
+😄	grinning face with smiling eyes	9o8 56a b0w 89w 7j0 2r6 9o8 4rb,5oo 56a b0w 9o8 4rb;4r4,56a,7j0,89w,9o7
 ↵	downwards arrow corner leftwards	4g1 2uy b0w 3yo 6te,4g1 2uy 3yo 6te
 ↽	leftwards harpoon barb downwards	6te 5sz b0w 35w 4g1,6te 5sz 35w 4g1
-⇃	downwards harpoon barb leftwards	4g1 5sz b0w 35w 6te,4g1 5sz 35w 6te,35w
+⇃	downwards harpoon barb leftwards	4g1 5sz b0w 35w 6te,4g1 5sz 35w 6te;35w
 ◜		ao4 6tc 8v9 3qz 2tv
 ◟		6yj 6tc 8v9 3qz 2tv
-🈂️	Japanese “service charge” button	6a4 9f3 3nc 3gp,9ry 6g6 99d,9f3 3nc,6a4,6g6,bg5
-🈚	Japanese “free of charge” button	9ry 3rb anh 64k 1uo,6a4 5cx 88d 3nc 3gp,5cx 88d 3nc,64k,6a4,bgf
-🈷️	Japanese “monthly amount” button	6a4 7i6 2qs 3gp,9ry 3rb anh 64k 1t7,7i6 2qs,64k,6a4,bgc
-📪		3sa 77m b0w 6yl 5a7,3sa,6yl,77l,77m,8op
+🈂️	Japanese “service charge” button	6a4 9f3 3nc 3gp,9ry 6g6 99d;9f3 3nc,6a4,6g6,bg5
+🈚	Japanese “free of charge” button	9ry 3rb anh 64k 1uo,6a4 5cx 88d 3nc 3gp;5cx 88d 3nc,64k,6a4,bgf
+🈷️	Japanese “monthly amount” button	6a4 7i6 2qs 3gp,9ry 3rb anh 64k 1t7;7i6 2qs,64k,6a4,bgc
+📪		3sa 77m b0w 6yl 5a7;3sa,6yl,77l,77m,8op
 ↴	rightwards arrow corner downwards	937 2uy b0w 3yo 4g1,937 2uy 3yo 4g1
-⇁	rightwards harpoon barb downwards	937 5sz b0w 35w 4g1,937 5sz 35w 4g1,35w
-⇂	downwards harpoon barb rightwards	4g1 5sz b0w 35w 937,4g1 5sz 35w 937,35w
+⇁	rightwards harpoon barb downwards	937 5sz b0w 35w 4g1,937 5sz 35w 4g1;35w
+⇂	downwards harpoon barb rightwards	4g1 5sz b0w 35w 937,4g1 5sz 35w 937;35w
 ▦	square orthogonal crosshatch fill	9rx b0w 8ao 404 597,9rx 8ao 404 597
 ▴	filled up-pointing small triangle	3br ao2 8nj 9o2 ae5,598 ao2 8nj 9o2 ae5
 ▵	hollow up-pointing small triangle	azy ao2 8nj 9o2 ae5,5zo ao2 8nj 9o2 ae5
 ◝		ao4 934 8v9 3qz 2tv
 ◞		6yj 934 8v9 3qz 2tv
-㊗️	Japanese “congratulations” button	6a4 3xd 3gp,3qv 64k 3xc,3xd,64k,6a4,bgh
+㊗️	Japanese “congratulations” button	6a4 3xd 3gp,3qv 64k 3xc;3xd,64k,6a4,bgh
 ↶		2sa acc 9ec 2uy
 ▢	hollow square with rounded corners	azy 9rx b0w 95b 3yp,5zo 9rx b0w 95b 3yp
 ▧	square upper left lower right fill	9rx b0w ao4 6tc abi 6yj 934 597,9rx ao4 6tc 6yj 934 597
@@ -16745,25 +16746,25 @@ _		6yi 6w0,46k,6w0,6yi 46k,an5,an7
 ▿	hollow down-pointing small triangle	azy 4fx 8nj 9o2 ae5,5zo 4fx 8nj 9o2 ae5
 ◂	filled left-pointing small triangle	3br 6tc 8nj 9o2 ae5,598 6tc 8nj 9o2 ae5
 ◃	hollow left-pointing small triangle	azy 6tc 8nj 9o2 ae5,5zo 6tc 8nj 9o2 ae5
-🈺	Japanese “open for business” button	9ry 3rb anh 64k 1p9,6a4 89w 5by 3gi 3gp,89w 5by 3gi,64k,6a4,bg9
-↹	leftwards over rightwards arrow bars	6te 2uy abi 35u 8bj 937 2uy abi 35u,6te 8bj 937 2uy 369,2uy,35u,6te,937
-⇅	up-pointing and down-pointing arrows	aob 2uy 6te 88d 4g1 2uy,ao2 8nj 2r6 4fx 8nj 2v1,2uy,4fx,ao2
+🈺	Japanese “open for business” button	9ry 3rb anh 64k 1p9,6a4 89w 5by 3gi 3gp;89w 5by 3gi,64k,6a4,bg9
+↹	leftwards over rightwards arrow bars	6te 2uy abi 35u 8bj 937 2uy abi 35u,6te 8bj 937 2uy 369;2uy,35u,6te,937
+⇅	up-pointing and down-pointing arrows	aob 2uy 6te 88d 4g1 2uy,ao2 8nj 2r6 4fx 8nj 2v1;2uy,4fx,ao2
 ▸	filled right-pointing small triangle	3br 934 8nj 9o2 ae5,598 934 8nj 9o2 ae5
 ▹	hollow right-pointing small triangle	azy 934 8nj 9o2 ae5,5zo 934 8nj 9o2 ae5
-🈶	Japanese “not free of charge” button	9ry 3rb anh 64k 1t8,6a4 7yu 5cx 88d 3nc 3gp,7yu 5cx 88d 3nc,64k,6a4,bgd
+🈶	Japanese “not free of charge” button	9ry 3rb anh 64k 1t8,6a4 7yu 5cx 88d 3nc 3gp;7yu 5cx 88d 3nc,64k,6a4,bgd
 ⇄		937 2uy 8bj 6te 2uy
 ▣	hollow square containing filled square	azy 9rx 3xu 3br 9o2 9rx,5zo 9rx 3xu 598 9rx
-◉	hollow circle containing filled circle	59u,5zo 3qu 3xu 598 3qu,3qv 4fo,3x2 3qg 598,ay8
-◙	filled square containing hollow circle	680 azy 3qu,598 9rx 3xu 5zo 3qu,680 5zo 3qu
+◉	hollow circle containing filled circle	59u,5zo 3qu 3xu 598 3qu;3qv 4fo,3x2 3qg 598,ay8
+◙	filled square containing hollow circle	680 azy 3qu,598 9rx 3xu 5zo 3qu;680 5zo 3qu
 ⇵	downwards arrow leftwards upwards arrow	4g1 2uy 6te 88d aob 2uy,4g1 2uy 6te aob 2uy
 ◷	hollow circle with upper right quadrant	azy 3qu b0w ao4 934 8v9,5zo 3qu b0w ao4 934 8v9
-🫢		56a b0w 89w 4rb 2r6 5sc 8bj 7j0,2qk,2xq,4d5,4mp,9ci,9yh
-⇆	left-pointing over right-pointing arrows	6te 2uy 8bj 937 2uy,6tc 8nj 8bj 934 8nj 2v1,2uy,6tc,934
+🫢		56a b0w 89w 4rb 2r6 5sc 8bj 7j0;2qk,2xq,4d5,4mp,9ci,9yh
+⇆	left-pointing over right-pointing arrows	6te 2uy 8bj 937 2uy,6tc 8nj 8bj 934 8nj 2v1;2uy,6tc,934
 ◈	hollow diamond containing filled diamond	azy 4bi 3xu 3br 9o2 4bi,5zo 4bi 3xu 598 4bi
-🫰		5sc b0w 66a 59e 2r6 a8v 403,4qo,5u0,6yh,7hn,9of
+🫰		5sc b0w 66a 59e 2r6 a8v 403;4qo,5u0,6yh,7hn,9of
 ⇋		6te 5sz 8bj 937 5sz
 ⇌		937 5sz 8bj 6te 5sz
-⋭	does not contain as normal subgroup equal	4ew 7yu 3xs 2vd 7yn 9wj 8a7 4od,4ew 7yu 3xs 2vd 7yn 9wj 4od,5ow a7m,7a5
+⋭	does not contain as normal subgroup equal	4ew 7yu 3xs 2vd 7yn 9wj 8a7 4od,4ew 7yu 3xs 2vd 7yn 9wj 4od;5ow a7m,7a5
 ◕	circle all but upper left quadrant filled	3qu b0w 2pt 3gm ao4 6tc 8v9 3br,3qu 2pt 3gm ao4 6tc 8v9 598
 ⊻		b3w
 ⊽		7yk
