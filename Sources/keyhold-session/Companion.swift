@@ -21,6 +21,8 @@ final class Companion {
     private let glib = GLibLoop()
     /// A callout is open (the daemon said so), whether or not the picker shows it.
     private var calloutOpen = false
+    /// The configuration's callout locales, which name the picker's candidates (the daemon says them).
+    private var calloutLocales = ["en"]
     private var reportedKeymap: String?
     private var focus = FocusReporter()
     private var keymapMayHaveChanged = true
@@ -158,7 +160,7 @@ final class Companion {
             case .closed: calloutOpen = false
             case .moved: break
             }
-            desktop.picker?.handle(callout)
+            desktop.picker?.handle(callout, name: highlightedName(callout))
         case .active:
             // In front again: count the virtual keyboard's transitions from here, as the daemon does;
             // and say the keymap again (the daemon takes none from a session not in front).
@@ -169,8 +171,22 @@ final class Companion {
             Log.warning("the daemon: \(message)")
         case .layout(let name):
             Log.info("the daemon types with this session's keymap (\(name))")
+        case .locales(let locales):
+            calloutLocales = locales
         case .accepted:
             break
+        }
+    }
+
+    /// What a picker shows above the candidates: the highlighted one's name, in the first callout
+    /// locale's language where CLDR has it, else English (CLDR's, else Unicode's); "" for a text
+    /// the table lacks. A callout's is looked up here, off the daemon's input path, on each open
+    /// and move (a scan of the table); a search's comes with it.
+    private func highlightedName(_ event: CalloutEvent) -> String {
+        switch event {
+        case .opened(let text, _), .moved(_, let text): CharacterSearchIndex.localized(calloutLocales).name(of: text)
+        case .search(_, _, _, let name): name
+        case .closed: ""
         }
     }
 
@@ -215,6 +231,7 @@ private extension CompanionEvent {
         switch self {
         case .accepted: "acceptance"
         case .layout: "layout"
+        case .locales: "locales"
         case .error: "error"
         case .type: "type"
         case .sound: "sound"

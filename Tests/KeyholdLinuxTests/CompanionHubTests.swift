@@ -39,6 +39,7 @@ final class CompanionHubTests: XCTestCase {
         let client = try ControlClient(path: path)
         let hello = CompanionHello(backend: "x11", capabilities: [], note: "no picker")
         XCTAssertEqual(try CompanionEvent(json: client.request(.companion(.hello(hello)))), .accepted)
+        XCTAssertEqual(try rig.event(client), .locales(["en"]), "the callout locales, which name the picker's candidates")
         XCTAssertEqual(try rig.event(client), .active, "its session is in front: it counts the keys from here")
         XCTAssertEqual(rig.loop.sync { rig.hub.active?.hello }, hello)
         XCTAssertTrue(rig.loop.sync { rig.output.companion === rig.hub.active })
@@ -92,6 +93,12 @@ final class CompanionHubTests: XCTestCase {
         // What has the focus there.
         try client.sendRaw(Array(CompanionRequest.focus(ApplicationFocus(ids: ["foot"], textField: .terminal)).line.utf8))
         XCTAssertTrue(waitUntil(5) { rig.loop.sync { rig.hub.focus.ids == ["foot"] } })
+        // A reload that changes the callout locales says them again; one that does not, nothing.
+        rig.loop.sync { rig.hub.configuration.callouts.timeoutMilliseconds += 1 }
+        rig.loop.sync { rig.hub.configuration.callouts.locales = ["fr", "de"] }
+        var event = try rig.event(client)
+        while case .callout = event { event = try rig.event(client) }   // the picks' closes
+        XCTAssertEqual(event, .locales(["fr", "de"]))
 
         shutdown(client.fd, Int32(SHUT_RDWR))
         XCTAssertTrue(waitUntil(5) { rig.loop.sync { rig.hub.companions.isEmpty } })
@@ -109,6 +116,7 @@ final class CompanionHubTests: XCTestCase {
         defer { rig.stop() }
         let first = try ControlClient(path: path), second = try ControlClient(path: path)
         XCTAssertEqual(try CompanionEvent(json: first.request(.companion(.hello(CompanionHello(backend: "wayland"))))), .accepted)
+        XCTAssertEqual(try rig.event(first), .locales(["en"]), "the callout locales, which name the picker's candidates")
         XCTAssertEqual(try rig.event(first), .active)
         let t = Timestamp(microseconds: 1_000_000)
         rig.loop.sync {
@@ -120,6 +128,7 @@ final class CompanionHubTests: XCTestCase {
 
         // A second companion of the session (the first restarted): it takes over.
         XCTAssertEqual(try CompanionEvent(json: second.request(.companion(.hello(CompanionHello(backend: "wayland"))))), .accepted)
+        XCTAssertEqual(try rig.event(second), .locales(["en"]), "the callout locales, which name the picker's candidates")
         guard case .callout(.closed(text: "é"), _) = try rig.event(first) else { return XCTFail("the first hides the callout") }
         XCTAssertEqual(try rig.event(second), .active)
         XCTAssertEqual(try rig.event(second), .callout(.opened(base: "e", candidates: ["è", "é", "ê"]), at: t))
@@ -150,6 +159,7 @@ final class CompanionHubTests: XCTestCase {
         defer { rig.stop() }
         let client = try ControlClient(path: path)
         XCTAssertEqual(try CompanionEvent(json: client.request(.companion(.hello(CompanionHello(backend: "ibus", capabilities: [.commitsText]))))), .accepted)
+        XCTAssertEqual(try rig.event(client), .locales(["en"]), "the callout locales, which name the picker's candidates")
         XCTAssertEqual(try rig.event(client), .active)
         let t = Timestamp(microseconds: 1_000_000)
         rig.loop.sync { rig.hub.record(.callout(.opened(base: "e", candidates: ["è", "é", "ê"]), t)) }
@@ -184,6 +194,7 @@ final class CompanionHubTests: XCTestCase {
         func connect() throws -> ControlClient {
             let client = try ControlClient(path: path)
             XCTAssertEqual(try CompanionEvent(json: client.request(.companion(.hello(CompanionHello(backend: "x11"))))), .accepted)
+            XCTAssertEqual(try rig.event(client), .locales(["en"]), "the callout locales, which name the picker's candidates")
             return client
         }
         func missOne(_ client: ControlClient) throws {
@@ -263,6 +274,7 @@ final class CompanionProtocolTests: XCTestCase {
             (.callout(.moved(index: 2, shown: "é"), at: t), #"{"event":"callout","t":1500,"action":"move","index":2,"shown":"é"}"#),
             (.callout(.closed(text: "é"), at: t), #"{"event":"callout","t":1500,"action":"close","text":"é"}"#),
             (.active, #"{"event":"active"}"#),
+            (.locales(["fr", "de-CH"]), #"{"event":"locales","locales":["fr","de-CH"]}"#),
         ]
         for (event, line) in events {
             XCTAssertEqual(event.line, line + "\n")

@@ -38,6 +38,7 @@ final class HostileClientTests: XCTestCase {
         defer { rig.stop() }
         let companion = try ControlClient(path: path)
         XCTAssertEqual(try CompanionEvent(json: companion.request(.companion(.hello(CompanionHello(backend: "wayland"))))), .accepted)
+        XCTAssertEqual(try rig.event(companion), .locales(["en"]), "the callout locales, which name the picker's candidates")
         XCTAssertEqual(try rig.event(companion), .active)
         func keymap(_ text: String) -> ControlRequest { .companion(.keymap(text, temporaryKeycodes: [])) }
 

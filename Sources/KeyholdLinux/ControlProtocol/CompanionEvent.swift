@@ -13,6 +13,7 @@ import KeyholdKit
 ///     {"event":"callout","t":1700,"action":"close","text":"é"}
 ///     {"event":"callout","t":1800,"action":"search","query":"euro","index":1,"name":"euro","candidates":["€","💶"]}
 ///     {"event":"active"}                               its session came in front
+///     {"event":"locales","locales":["fr","de"]}       the configuration's callout locales
 ///
 /// `type`: type `text` once the desktop has delivered `after` of the virtual keyboard's key
 /// transitions since the previous character (or since `active`), the last of them written at
@@ -29,6 +30,9 @@ public enum CompanionEvent: Equatable, Sendable {
     /// The callout in front changed (its content: the user's own typing, for the picker).
     case callout(CalloutEvent, at: Timestamp)
     case active
+    /// The configuration's callout locales (once taken, and after a reload changed them): the
+    /// picker names its candidates in their languages.
+    case locales([String])
 
     /// Writes the event's line, with its newline, into `w` (emptied first).
     public func encode(into w: inout JSONWriter) {
@@ -58,6 +62,12 @@ public enum CompanionEvent: Equatable, Sendable {
             w.key("at"); w.int(Int(truncatingIfNeeded: at))
         case .active:
             w.beginObject(); w.key("event"); w.rawString("active")
+        case .locales(let locales):
+            w.beginObject()
+            w.key("event"); w.rawString("locales")
+            w.key("locales"); w.beginArray()
+            for locale in locales { w.string(locale) }
+            w.endArray()
         }
         w.endObject()
         w.newline()
@@ -114,6 +124,11 @@ public enum CompanionEvent: Equatable, Sendable {
                 throw .malformed("a callout event needs an action (open, move, search, close)")
             }
         case "active": self = .active
+        case "locales":
+            guard let locales = value["locales"]?.arrayValue?.compactMap(\.stringValue), !locales.isEmpty else {
+                throw .malformed("a locales event needs the locales")
+            }
+            self = .locales(locales)
         default:
             throw .unknownCommand("unknown event \(value["event"].map { "\($0)" } ?? "(none)")")
         }

@@ -43,8 +43,13 @@ public final class CompanionHub: CompanionEndpoint, EngineObserver {
     /// without one).
     public private(set) var focus = ApplicationFocus.unknown
     /// The running configuration, whose `[apps."GLOB"]` rules follow the focus (the daemon sets
-    /// it at each reload).
-    public var configuration: KeyholdConfiguration
+    /// it at each reload). Companions are told its callout locales when they change.
+    public var configuration: KeyholdConfiguration {
+        didSet {
+            guard configuration.callouts.locales != oldValue.callouts.locales else { return }
+            for case let connection? in companions.map(\.connection) { send(.locales(configuration.callouts.locales), to: connection) }
+        }
+    }
 
     /// What is in force for the application in front (docs/ARCHITECTURE.md, Applications).
     public var settings: ApplicationSettings { ApplicationSettings(configuration: configuration, focus: focus) }
@@ -159,6 +164,7 @@ public final class CompanionHub: CompanionEndpoint, EngineObserver {
         companion.connection = connection
         server.makeCompanion(connection)
         send(.accepted, to: connection)
+        send(.locales(configuration.callouts.locales), to: connection)
         companions.append(companion)
         Log.info("\(companion) connected" + (session.map { " for session \($0)" } ?? ""))
         apply()

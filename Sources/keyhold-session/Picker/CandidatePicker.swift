@@ -5,21 +5,14 @@ import KeyholdLinux
 /// Where the picker shows while a callout is open: the companion's own overlay, or the desktop's
 /// input method (IBus's lookup table, which GNOME Shell draws at the caret; KWin's input panel).
 protocol CandidatePicker: AnyObject {
-    /// The callout in front changed (`CompanionEvent.callout`).
-    func handle(_ event: CalloutEvent)
+    /// The callout in front changed (`CompanionEvent.callout`); `name`: the highlighted
+    /// candidate's, shown above the candidates ("" for none).
+    func handle(_ event: CalloutEvent, name: String)
     func hide()
     /// The candidate clicked since the last call (0: the base character).
     func takePick() -> Int?
     /// Whether the pointer is over the picker (a click there is the picker's own).
     var pointerInside: Bool { get }
-}
-
-/// What a picker shows above a callout's candidates: the highlighted one's name (CLDR's English
-/// name where it has one, else Unicode's; the search's table), "" for a text the table lacks.
-/// Looked up here, off the daemon's input path, on each open and move (a scan of the table).
-func characterName(_ text: String) -> String {
-    let table = CharacterSearchIndex.english
-    return table.index(of: text).map(table.name) ?? ""
 }
 
 /// What a picker shows above a search's candidates: the query and the highlighted one's name.
@@ -38,17 +31,17 @@ class CandidateListPicker: CandidatePicker {
     /// What goes above the list: the highlighted candidate's name, a search's query before it.
     private var auxiliary = ""
 
-    func handle(_ event: CalloutEvent) {
+    func handle(_ event: CalloutEvent, name: String) {
         switch event {
         case .opened(let base, let candidates):
             self.base = base
             self.candidates = candidates
-            auxiliary = characterName(base)
+            auxiliary = name
             show(selected: 0)
-        case .moved(let index, let shown):
-            auxiliary = characterName(shown)
+        case .moved(let index, _):
+            auxiliary = name
             show(selected: index)
-        case .search(let query, let candidates, let index, let name):
+        case .search(let query, let candidates, let index, _):
             base = ""
             self.candidates = candidates
             auxiliary = searchHeader(query, name: name)

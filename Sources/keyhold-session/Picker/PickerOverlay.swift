@@ -54,17 +54,17 @@ final class PickerOverlay: CandidatePicker {
     }
 
     /// The callout in front changed.
-    func handle(_ event: CalloutEvent) {
+    func handle(_ event: CalloutEvent, name: String) {
         switch event {
         case .opened(let base, let candidates):
             kho_begin(state.pointer, base)
             for candidate in candidates { kho_add(state.pointer, candidate) }
-            kho_set_header(state.pointer, characterName(base))
+            kho_set_header(state.pointer, name)
             kho_present(state.pointer, 0)
-        case .moved(let index, let shown):
+        case .moved(let index, _):
             kho_select(state.pointer, Int32(clamping: index))
-            kho_set_header(state.pointer, characterName(shown))
-        case .search(let query, let candidates, let index, let name):
+            kho_set_header(state.pointer, name)
+        case .search(let query, let candidates, let index, _):
             kho_begin_search(state.pointer)
             kho_set_header(state.pointer, searchHeader(query, name: name))
             for candidate in candidates { kho_add(state.pointer, candidate) }
