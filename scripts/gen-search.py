@@ -196,12 +196,12 @@ def render_phrases(names, keywords, ids):
     return phrases(names) + (";" + phrases(keywords) if keywords else "")
 
 
-def language_tables(ranked):
-    """{language: (words, [(index, name, names, keywords)])}: each annotated language's names and
-    the phrases its keywords add to the English table's characters."""
+def language_tables(ranked, locales):
+    """{language: (words, [(index, name, names, keywords)])}: the names of each language `locales`
+    take (`callout_locales()`) and the phrases its keywords add to the English table's characters."""
     index = {text: i for i, (text, _) in enumerate(ranked)}
     english = {text: {tuple(p) for p in e["phrases"]} for text, e in ranked}
-    languages = sorted({f for files in callout_locales().values() for f in files})
+    languages = sorted({f for files in locales.values() for f in files})
     tables = {}
     for language in languages:
         keywords, tts = annotations(language)
@@ -326,9 +326,10 @@ def main():
             if all(any(w.startswith(q) for w in all_words) for q in query):
                 print(text, e["name"], flush=True)
         return 0
-    tables = language_tables(ranked)
+    locales = callout_locales()
+    tables = language_tables(ranked, locales)
     outputs = [(OUT, render(ranked, words), f"{len(ranked)} characters, {len(words)} words"),
-               (LOCALE_OUT, render_languages(tables, callout_locales()), f"{len(tables)} languages")]
+               (LOCALE_OUT, render_languages(tables, locales), f"{len(tables)} languages")]
     for path, text, what in outputs:
         if args.check:
             on_disk = open(path, encoding="utf-8").read() if os.path.exists(path) else ""

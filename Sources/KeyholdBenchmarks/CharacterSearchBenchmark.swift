@@ -33,7 +33,7 @@ import KeyholdKit
     let keystrokeNs = keystrokes(index)
     let rssEnglish = residentKilobytes()
     let localizedStart = nowNanoseconds()
-    let localized = CharacterSearchIndex.localized(["fr", "de"])   // made on the first search with these locales
+    let localized = CharacterSearchIndex.localized(["fr", "de"])   // the daemon makes it as it builds an engine
     let localizedMs = Double(nowNanoseconds() - localizedStart) / 1e6
     let localizedNs = keystrokes(localized)
     var referenceNs: [Double] = []

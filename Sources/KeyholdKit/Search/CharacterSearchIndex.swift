@@ -64,7 +64,8 @@ public final class CharacterSearchIndex: @unchecked Sendable {
     /// What character `index` types.
     public func text(_ index: Int) -> String { sourceText(Int(fields[3 * index]), Int(fields[3 * index + 1])) }
 
-    /// Character `index`'s name: CLDR's English name where it has one, else Unicode's, lowercase.
+    /// Character `index`'s name: CLDR's in the first of the table's languages that has one (`localized`),
+    /// else CLDR's English name where it has one, else Unicode's, lowercase.
     public func name(_ index: Int) -> String {
         if let name = localizedNames[Int32(index)] { return name }
         let start = Int(fields[3 * index + 1]) + 1, end = Int(fields[3 * index + 2])
@@ -114,7 +115,7 @@ public final class CharacterSearchIndex: @unchecked Sendable {
         var source = characters
         var fields: [Int32] = [], characterWords: [UInt32] = [], wordsStart: [Int32] = [0]
         source.withUTF8 { bytes in
-            Self.parseLines(bytes, textFields: 2) { line, phraseWords in
+            Self.parseLines(bytes) { line, phraseWords in
                 fields.append(Int32(line.start)); fields.append(Int32(line.fieldEnds.0)); fields.append(Int32(line.fieldEnds.1))
                 characterWords.append(contentsOf: phraseWords)
                 wordsStart.append(Int32(characterWords.count))
@@ -148,7 +149,7 @@ public final class CharacterSearchIndex: @unchecked Sendable {
         for (t, language) in languages.enumerated() {
             var characters = language.characters
             characters.withUTF8 { bytes in
-                Self.parseLines(bytes, textFields: 2) { line, phraseWords in
+                Self.parseLines(bytes) { line, phraseWords in
                     var c = 0
                     for byte in bytes[line.start..<line.fieldEnds.0] { c = c * 36 + Self.base36(byte) }
                     guard c < english.count else { return }
@@ -206,7 +207,7 @@ public final class CharacterSearchIndex: @unchecked Sendable {
     /// Calls `body` for each line of `bytes`: two fields (text and name, or index and name), then
     /// the phrases' word ids (`phraseEnd` set on each phrase's last, `nameWord` on those before
     /// the `;` that begins the keywords).
-    private static func parseLines(_ bytes: UnsafeBufferPointer<UInt8>, textFields: Int, _ body: (Line, [UInt32]) -> Void) {
+    private static func parseLines(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (Line, [UInt32]) -> Void) {
         var field = 0, id: UInt32 = 0, inWord = false, line = Line(), words: [UInt32] = [], kind = nameWord
         func end() {
             if inWord { words.append(id | kind | phraseEnd) }
@@ -215,10 +216,10 @@ public final class CharacterSearchIndex: @unchecked Sendable {
         }
         for (i, byte) in bytes.enumerated() {
             switch byte {
-            case UInt8(ascii: "\t") where field < textFields:
+            case UInt8(ascii: "\t") where field < 2:
                 if field == 0 { line.fieldEnds.0 = i } else { line.fieldEnds.1 = i }
                 field += 1
-            case _ where field < textFields:
+            case _ where field < 2:
                 continue   // the text (or index) and the name
             case UInt8(ascii: "\n"):
                 end()
@@ -231,7 +232,7 @@ public final class CharacterSearchIndex: @unchecked Sendable {
                 id = id * 36 + UInt32(base36(byte)); inWord = true
             }
         }
-        if field == textFields { end() }   // a last line without its newline
+        if field == 2 { end() }   // a last line without its newline
     }
 
     private static func base36(_ byte: UInt8) -> Int {
