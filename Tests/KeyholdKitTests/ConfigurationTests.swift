@@ -365,6 +365,12 @@ final class ConfigurationTests: XCTestCase {
                     description: "/etc/keyhold/config.toml:2: output.compose_key: unknown key name 'rightmta' (did you mean 'rightmeta'?)")
     }
 
+    func testUnknownCalloutOrder() {
+        assertError("[callouts]\norder = \"frequently\"\n", line: 2, key: "callouts.order", suggestion: "did you mean 'frequent'?",
+                    description: "/etc/keyhold/config.toml:2: callouts.order: unknown callout order 'frequently' (one of locale, frequent) (did you mean 'frequent'?)")
+        XCTAssertEqual(try ConfigurationLoader.load(text: "[callouts]\norder = \"frequent\"\n", file: Self.file).callouts.order, .frequent)
+    }
+
     func testBadDevicePatterns() {
         assertError("[devices]\ninclude = [\"*Keychron*\", \"46d:c52b\"]\n", line: 2, key: "devices.include[1]",
                     suggestion: "did you mean '046d:c52b'?",

@@ -10,7 +10,9 @@ Writes OUT_DIR/plan.txt, one fixture a line, tab-separated, in the order the gue
                             CONFIG: cfg-HASH.toml, the fixture's configuration with its `locale:`
                             (the embedded default's text when it has none), shared by the
                             fixtures that have the same; DIRTY: 1 when it may change what a reload
-                            keeps (the layer, the locale), so the next needs a daemon of its own;
+                            keeps (the layer, the locale), or the next counts on a daemon that
+                            keeps nothing (the callout picks the frequent order goes by), so the
+                            next needs a daemon of its own;
                             LOCKS: 1 when it presses Caps Lock or Num Lock on the output, so the
                             console's locks are put off after it; SETTLE: the ms to wait before
                             it, after the fixture before it let go of its keys (an engine kept
@@ -145,14 +147,18 @@ def main():
     # a thousand simulate runs: one worker a core
     with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
         plan = list(pool.map(plan_one, sorted(f for f in os.listdir(fixtures_dir) if f.endswith(".txt"))))
+    lines, before, last_played = [], None, None
+    for line in plan:
+        if line[1] == "play":
+            name, _, config, dirty, locks, keys = line
+            if keys["fresh"] and last_played is not None:
+                lines[last_played][3] = "1"
+            last_played = len(lines)
+            line = (name, "play", config, dirty, locks, str(settle(before, keys)))
+            before = keys
+        lines.append(list(line))
     with open(os.path.join(out, "plan.txt"), "w") as f:
-        before = None
-        for line in plan:
-            if line[1] == "play":
-                name, _, config, dirty, locks, keys = line
-                line = (name, "play", config, dirty, locks, str(settle(before, keys)))
-                before = keys
-            f.write("\t".join(line) + "\n")
+        f.writelines("\t".join(line) + "\n" for line in lines)
     played = sum(1 for p in plan if p[1] == "play")
     print("fixture-plan: %d fixtures: %d to play, %d skipped, %d failed" %
           (len(plan), played, sum(1 for p in plan if p[1] == "skip"), sum(1 for p in plan if p[1] == "fail")))
@@ -222,8 +228,11 @@ def plan_fixture(name, path, keyhold, default_text, out, code):
         f.writelines("u %d\n" % k for k in reversed(down))
     dirty = any(re.search(r" (gesture .* (keyboardType:|nextLocale)|locale )", l) for l in trace)
     locks = any(c in (KEY_CAPSLOCK, KEY_NUMLOCK) and v == 1 for c, v in expect)
-    keys = {"double_tap": tomllib.loads(text).get("gestures", {}).get("double_tap_ms", 200), "end": now,
-            "first_release": first_release, "last_release": last_release}
+    toml = tomllib.loads(text)
+    keys = {"double_tap": toml.get("gestures", {}).get("double_tap_ms", 200), "end": now,
+            "first_release": first_release, "last_release": last_release,
+            # the frequent order goes by the picks a daemon kept: it needs one that kept none
+            "fresh": toml.get("callouts", {}).get("order") == "frequent"}
     return ("play", config, "1" if dirty else "0", "1" if locks else "0", keys)
 
 

@@ -38,6 +38,11 @@ open class CalloutContext {
     public private(set) var selectedIndex = 0
     /// Observers of open, move and close (trace, control socket).
     public var observers: [(CalloutEvent) -> Void] = []
+    /// The order candidates are offered in (`[callouts] order`).
+    public var order = CalloutOrder.locale
+    /// The user's picks, which the frequent order counts (a close on a candidate) and orders by.
+    /// The daemon hands every new context the same ones (those of the user in front).
+    public var picks = CalloutPicks()
 
     public init() {}
 
@@ -53,10 +58,13 @@ open class CalloutContext {
         return ((selectedIndex + delta) % count + count) % count
     }
 
+    /// Opens on `candidates` in the locales' order; the frequent order puts the most picked first
+    /// (the base stays 0, what Esc restores).
     open func open(key: KeyCode, base: String, candidates: [String]) {
         guard !candidates.isEmpty else { return }
-        isOpen = true; self.key = key; self.base = base; self.candidates = candidates; selectedIndex = 0
-        publish(.opened(base: base, candidates: candidates))
+        isOpen = true; self.key = key; self.base = base; selectedIndex = 0
+        self.candidates = order == .frequent ? picks.ordered(candidates) : candidates
+        publish(.opened(base: base, candidates: self.candidates))
     }
 
     /// Records that candidate `index` (0 = base) is now shown in place of the previous text.
@@ -66,10 +74,11 @@ open class CalloutContext {
         publish(.moved(index: index, shown: shown))
     }
 
-    /// Closes, keeping what is shown.
+    /// Closes, keeping what is shown: a candidate kept is a pick.
     open func close() {
         guard isOpen else { return }
         let text = shown
+        if selectedIndex > 0 && order == .frequent { picks.record(text) }
         isOpen = false; key = nil; candidates = []; selectedIndex = 0; base = ""
         publish(.closed(text: text))
     }

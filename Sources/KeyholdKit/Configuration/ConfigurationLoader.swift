@@ -51,7 +51,7 @@ public enum ConfigurationLoader {
     static let schema: [(table: String, keys: [String])] = [
         ("devices", ["include", "exclude"]),
         ("gestures", ["long_press_ms", "repeat_delay_ms", "repeat_interval_ms", "double_tap_ms"]),
-        ("callouts", ["enabled", "timeout_ms", "locales", "custom", "locale"]),
+        ("callouts", ["enabled", "timeout_ms", "locales", "order", "custom", "locale"]),
         ("output", ["layout", "variant", "options", "unicode_method", "compose_key", "pace_us"]),
         ("feedback", ["audio", "haptic", "volume", "audio_device", "haptic_device", "override"]),
         ("feedback.override", ["action", "gesture", "audio", "haptic"]),
@@ -279,6 +279,15 @@ public enum ConfigurationLoader {
                 }
                 if list.isEmpty { fail(path + [.key("locales")], "needs at least one locale (the first is active)") }
                 if !locales.isEmpty { c.locales = locales }
+            }
+            if let v = string(t, "order", at: path) {
+                if let order = CalloutOrder(rawValue: v) {
+                    c.order = order
+                } else {
+                    let names = CalloutOrder.allCases.map(\.rawValue)
+                    fail(path + [.key("order")], "unknown callout order '\(v)' (one of \(names.joined(separator: ", ")))",
+                         suggest: Spelling.nearest(to: v, in: names))
+                }
             }
             if let custom = table(t, "custom", at: path) {
                 c.custom = candidateTable(custom, at: path + [.key("custom")])

@@ -41,6 +41,10 @@ timeout_ms = 10000
 # Callout locales (CLDR identifiers: "fr", "de-CH", "sr-Latn", ...). The first is active; the
 # nextLocale action cycles through them.
 locales = ["en"]
+# The candidates' order: "locale" (the locales' order: a candidate's number never moves) or
+# "frequent" (the ones you pick most first; learned in your session, kept in your home by
+# keyhold-session: keyhold picks shows them, keyhold picks --clear forgets them).
+order = "locale"
 
 [callouts.custom]
 # Candidates per base character, in order; they replace the locale's candidates for it.

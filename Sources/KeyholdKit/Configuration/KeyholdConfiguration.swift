@@ -34,6 +34,8 @@ public struct KeyholdConfiguration: Hashable, Sendable {
         public var timeoutMilliseconds = 10_000
         /// The first is active at start; `nextLocale` cycles them.
         public var locales = ["en"]
+        /// The candidates' order: the locales' (numbers never move) or the user's most picked first.
+        public var order = CalloutOrder.locale
         /// Candidates per base character, replacing the locale's.
         public var custom: [Character: [String]] = [:]
         /// Locales defined in the configuration (`[callouts.locale.NAME]`): candidates per base

@@ -80,6 +80,7 @@ open class KeyboardServices {
         context.modifierMap = layout.modifierMap
         let method = configuration.output.unicodeMethod.resolved(for: .console).method
         let callouts = calloutContext ?? CalloutContext()
+        callouts.order = configuration.callouts.order
         let controller = StandardKeyboardController(
             planner: KeystrokePlanner(layout: layout, unicodeMethod: method,
                                       composeKey: configuration.output.composeKey),
