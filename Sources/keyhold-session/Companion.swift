@@ -21,8 +21,14 @@ final class Companion {
     private let glib = GLibLoop()
     /// A callout is open (the daemon said so), whether or not the picker shows it.
     private var calloutOpen = false
-    /// The configuration's callout locales, which name the picker's candidates (the daemon says them).
+    /// The configuration's callout locales, which name the picker's candidates, and its order
+    /// (the daemon says them).
     private var calloutLocales = ["en"]
+    private var calloutOrder = CalloutOrder.locale
+    /// The open callout's base character (nil: none, or a search): a close on another is a pick.
+    private var calloutBase: String?
+    /// The user's picks, kept while the order is frequent (nil without a home).
+    private let picks = PicksFile.path(environment: environment).map(PicksFile.init)
     private var reportedKeymap: String?
     private var focus = FocusReporter()
     private var keymapMayHaveChanged = true
@@ -43,6 +49,7 @@ final class Companion {
         }
         daemon.onLost = { [unowned self] _ in
             calloutOpen = false
+            calloutBase = nil
             desktop.picker?.hide()
             typer.forget()
         }
@@ -156,8 +163,12 @@ final class Companion {
             sound.play(feedback, volume: volume, at: at)
         case .callout(let callout, _):
             switch callout {
-            case .opened, .search: calloutOpen = true
-            case .closed: calloutOpen = false
+            case .opened(let base, _): calloutOpen = true; calloutBase = base
+            case .search: calloutOpen = true; calloutBase = nil
+            case .closed(let text):
+                calloutOpen = false
+                if let base = calloutBase, !text.isEmpty, text != base { recordPick(text) }
+                calloutBase = nil
             case .moved: break
             }
             desktop.picker?.handle(callout, name: highlightedName(callout))
@@ -167,12 +178,21 @@ final class Companion {
             typer.follow(device: VirtualKeyboard.deviceName)
             reportedKeymap = nil
             keymapMayHaveChanged = true
+            sendPicks()
+        case .forgetPicks:
+            do { try picks?.forget(); Log.info("callout picks forgotten (keyhold picks --clear)") } catch {
+                Log.warning("cannot forget the callout picks: \(error)")
+            }
         case .error(let message):
             Log.warning("the daemon: \(message)")
         case .layout(let name):
             Log.info("the daemon types with this session's keymap (\(name))")
-        case .locales(let locales):
+        case .locales(let locales, let order):
             calloutLocales = locales
+            if order != calloutOrder {
+                calloutOrder = order
+                sendPicks()
+            }
         case .accepted:
             break
         }
@@ -188,6 +208,20 @@ final class Companion {
         case .search(_, _, _, let name): name
         case .closed: ""
         }
+    }
+
+    /// The daemon's engine counts the same pick for the session; this keeps it for the next one.
+    private func recordPick(_ candidate: String) {
+        guard calloutOrder == .frequent, let picks else { return }
+        do { try picks.record(candidate) } catch { Log.warning("cannot keep the callout picks in \(picks.path): \(error)") }
+    }
+
+    /// Hands the daemon the user's picks as its session comes in front (the daemon forgot the
+    /// last user's); it takes them from the companion in front only.
+    private func sendPicks() {
+        guard calloutOrder == .frequent, let picks, daemon.isConnected else { return }
+        picks.refresh()
+        daemon.send(.picks(picks.picks.counts))
     }
 
     /// Sends the keymap when it differs from what the daemon has, naming the keycodes that hold
@@ -240,6 +274,7 @@ private extension CompanionEvent {
         case .callout(.closed, _): "callout close"
         case .callout(.search, _): "search"
         case .active: "active"
+        case .forgetPicks: "forget-picks"
         }
     }
 }

@@ -152,6 +152,33 @@ final class CompanionHubTests: XCTestCase {
         XCTAssertThrowsError(try first.readLine(timeout: 200))
     }
 
+    /// The user's callout picks are taken from the companion in front only; `keyhold picks
+    /// --clear` reaches the sender's companions and no one else's; a reload that changes the
+    /// order says it.
+    func testPicksComeFromTheCompanionInFrontAndAreForgottenForTheirUserOnly() throws {
+        let rig = try HubRig(path: path)
+        defer { rig.stop() }
+        let client = try ControlClient(path: path)
+        XCTAssertEqual(try CompanionEvent(json: client.request(.companion(.hello(CompanionHello(backend: "x11"))))), .accepted)
+        XCTAssertEqual(try rig.event(client), .locales(["en"]))
+        XCTAssertEqual(try rig.event(client), .active)
+        rig.loop.sync { rig.hub.configuration.callouts.order = .frequent }
+        XCTAssertEqual(try rig.event(client), .locales(["en"], order: .frequent))
+
+        try client.sendRaw(Array(CompanionRequest.picks(["é": 4, "ñ": 1]).line.utf8))
+        XCTAssertTrue(waitUntil(5) { rig.loop.sync { rig.handedPicks } == [["é": 4, "ñ": 1]] })
+        // Not in front (another user's session is): what it sends is not taken.
+        rig.loop.sync { rig.hub.target = OutputTarget(kind: .graphical, session: "9", uid: getuid() &+ 1, source: "test") }
+        try client.sendRaw(Array(CompanionRequest.picks(["ß": 9]).line.utf8))
+        // (a request answered after it: the picks were read by then)
+        XCTAssertEqual(try CompanionEvent(json: client.request(.companion(.keymap("", temporaryKeycodes: []))))
+                       , .error("this session is not in front of the seat now"))
+        rig.loop.sync { rig.hub.forgetPicks(of: getuid() &+ 1) }   // the other user's: not this companion's
+        rig.loop.sync { rig.hub.forgetPicks(of: getuid()) }
+        XCTAssertEqual(try rig.event(client), .forgetPicks, "only its own user's forgetting reaches it")
+        XCTAssertEqual(rig.loop.sync { rig.handedPicks }, [["é": 4, "ñ": 1]])
+    }
+
     /// A batch's callout events go at its end: a pick (a move to the candidate, then the close,
     /// in one batch) is one event, the close, and it goes before the character picked.
     func testAPickIsItsCloseBeforeItsCharacter() throws {
@@ -252,6 +279,7 @@ final class CompanionProtocolTests: XCTestCase {
             (.pick(index: 3), #"{"cmd":"pick","index":3}"#),
             (.dismiss, #"{"cmd":"dismiss"}"#),
             (.focus(ApplicationFocus(ids: ["xterm", "XTerm"], textField: .terminal)), #"{"cmd":"focus","app":["xterm","XTerm"],"field":"terminal"}"#),
+            (.picks(["é": 12, "ñ": 3, "ß": 3]), #"{"cmd":"picks","picks":{"é":12,"ß":3,"ñ":3}}"#),
         ]
         for (request, line) in requests {
             XCTAssertEqual(request.line, line + "\n")
@@ -275,6 +303,8 @@ final class CompanionProtocolTests: XCTestCase {
             (.callout(.closed(text: "é"), at: t), #"{"event":"callout","t":1500,"action":"close","text":"é"}"#),
             (.active, #"{"event":"active"}"#),
             (.locales(["fr", "de-CH"]), #"{"event":"locales","locales":["fr","de-CH"]}"#),
+            (.locales(["pl"], order: .frequent), #"{"event":"locales","locales":["pl"],"order":"frequent"}"#),
+            (.forgetPicks, #"{"event":"forget-picks"}"#),
         ]
         for (event, line) in events {
             XCTAssertEqual(event.line, line + "\n")
@@ -291,6 +321,10 @@ final class CompanionProtocolTests: XCTestCase {
             #"{"cmd":"companion","backend":"x11","session":"../2"}"#, #"{"cmd":"companion","backend":"x11","capabilities":[1]}"#,
             #"{"cmd":"keymap"}"#, #"{"cmd":"keymap","keymap":"x","temporary":[7]}"#,
             #"{"cmd":"focus","app":[1]}"#, #"{"cmd":"focus","app":["a","b","c","d","e"]}"#,
+            #"{"cmd":"picks"}"#, #"{"cmd":"picks","picks":["é"]}"#, #"{"cmd":"picks","picks":{"é":0}}"#,
+            #"{"cmd":"picks","picks":{"é":1000001}}"#, #"{"cmd":"picks","picks":{"":1}}"#,
+            #"{"cmd":"picks","picks":{""# + String(repeating: "é", count: 17) + #"":1}}"#,
+            #"{"cmd":"picks","picks":{"# + (0...CalloutPicks.capacity).map { #""\#($0)":1"# }.joined(separator: ",") + "}}",
         ]
         for line in refused { XCTAssertThrowsError(try ControlRequest(line: Array(line.utf8)), line) }
         XCTAssertThrowsError(try ControlRequest(line: Array(#"{"cmd":"focus","app":["a"],"field":"secret"}"#.utf8))) {
@@ -326,6 +360,8 @@ final class HubRig: CompanionHubDelegate, @unchecked Sendable {
     private final class Clock: @unchecked Sendable { var time = Timestamp.milliseconds(1_000) }
     private let clock = Clock()
     var changes = 0, picks: [Int] = [], dismissals = 0
+    /// The callout picks companions handed over.
+    var handedPicks: [[String: Int]] = []
 
     init(path: String, group: String? = nil, target: OutputTarget = HubRig.ownSession) throws {
         let loop = try LoopThread()
@@ -357,6 +393,7 @@ final class HubRig: CompanionHubDelegate, @unchecked Sendable {
 
     func companionHubChanged(_ hub: CompanionHub) { changes += 1 }
     func companionHub(_ hub: CompanionHub, picked index: Int) { picks.append(index) }
+    func companionHub(_ hub: CompanionHub, picks: [String: Int]) { handedPicks.append(picks) }
     func companionHubDismissedCallout(_ hub: CompanionHub) {
         dismissals += 1
         hub.record(.callout(.closed(text: ""), Timestamp(microseconds: 1_000_000)))

@@ -59,10 +59,16 @@ final class ControlServerTests: XCTestCase {
         XCTAssertEqual(try client.request(.resume)["paused"], .bool(false))
         XCTAssertFalse(loop.sync { handler.paused })
 
+        // The sender's own callout picks: the handler is told whose, and says whether they were in front.
+        XCTAssertEqual(try client.request(.forgetPicks)["in_front"], .bool(false))
+        loop.sync { handler.inFront = getuid() }
+        XCTAssertEqual(try client.request(.forgetPicks)["in_front"], .bool(true))
+        XCTAssertEqual(loop.sync { handler.forgotten }, [getuid(), getuid()])
+
         try client.sendRaw(Array("{\"cmd\":\"reboot\"}\n".utf8))
         let unknown = try client.readReply()
         XCTAssertEqual(unknown["ok"], .bool(false))
-        XCTAssertEqual(unknown["error"]?.stringValue, "unknown command \"reboot\" (commands: status, reload, pause, resume, monitor, companion, keymap, typed, untyped, waiting, pick, dismiss, focus)")
+        XCTAssertEqual(unknown["error"]?.stringValue, "unknown command \"reboot\" (commands: status, reload, pause, resume, monitor, forget-picks, companion, keymap, typed, untyped, waiting, pick, dismiss, focus, picks)")
 
         // monitor: root asked for content and gets it
         let monitor = try ControlClient(path: path)
@@ -195,6 +201,9 @@ final class ControlServerTests: XCTestCase {
         // ...also as a companion, as the session in front is not nobody's
         XCTAssertEqual(runClient(uid: nobody, gid: nogroup, groups: [], request: ControlRequest.companion(.hello(CompanionHello(backend: "x11"))).line),
                        .refusedAsCompanion)
+        // ...but may have its own callout picks forgotten (its own only: the handler is told whose)
+        XCTAssertEqual(runClient(uid: nobody, gid: nogroup, groups: [], request: ControlRequest.forgetPicks.line), .ok)
+        XCTAssertEqual(loop.sync { handler.forgotten }, [nobody])
         // nobody in the group: allowed, a status reply
         XCTAssertEqual(runClient(uid: nobody, gid: nogroup, groups: [group.gid]), .ok)
         // ...but a group member who asks for key content does not get it
@@ -529,6 +538,10 @@ final class FakeHandler: ControlHandler, @unchecked Sendable {
     func reload() -> ControlReloadResult { reloads += 1; return reloadResult }
     func pause() { paused = true }
     func resume() { paused = false }
+    /// Whose picks were to be forgotten; `inFront` is the user in front.
+    var forgotten: [UInt32] = []
+    var inFront: UInt32?
+    func forgetPicks(of uid: UInt32) -> Bool { forgotten.append(uid); return uid == inFront }
 }
 
 /// An engine on the loop thread typing a script with callouts, in chunks, with an observer;

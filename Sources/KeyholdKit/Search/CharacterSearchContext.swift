@@ -34,8 +34,11 @@ open class CharacterSearchContext {
     /// The page shown (0-based) and the highlighted candidate on it (0-based).
     public private(set) var page = 0
     public private(set) var highlighted = 0
-    /// Characters chosen before, the latest first (at most a page); kept in memory only.
-    public private(set) var recent: [String] = []
+    /// Characters chosen before, the latest first (at most a page); kept in memory only (the
+    /// daemon hands them to the next engine's context on a reload).
+    public var recent: [String] = [] {
+        didSet { if recent.count > Self.pageSize { recent.removeLast(recent.count - Self.pageSize) } }
+    }
     public var observers: [(CalloutEvent) -> Void] = []
     /// The callout locales whose languages' names and keywords it finds besides English's (the
     /// action handler sets the configured ones as it opens).

@@ -11,6 +11,9 @@ public protocol ControlHandler: AnyObject {
     /// Every key passes through unchanged until `resume()`.
     func pause()
     func resume()
+    /// `uid` asks that its callout picks be forgotten: the daemon's, if `uid` is the user in
+    /// front; its companions'. Returns whether `uid` was in front.
+    func forgetPicks(of uid: UInt32) -> Bool
 }
 
 /// Where a session companion's requests go (`CompanionHub`): the control server frames them

@@ -443,6 +443,8 @@ public final class ControlServer {
             }
             companions.companion(companionRequest, from: client)
             return
+        case .forgetPicks:
+            break   // any user, for their own picks only
         default:
             guard client.role != .other else {
                 rejectedRequests += 1
@@ -477,6 +479,9 @@ public final class ControlServer {
             if pause { handler.pause() } else { handler.resume() }
             okReply { $0.key("paused"); $0.bool(pause) }
             monitor.publishNotice(pause ? "paused" : "resumed", detail: "by uid \(client.uid)")
+        case .forgetPicks:
+            let inFront = handler.forgetPicks(of: client.uid)
+            okReply { $0.key("in_front"); $0.bool(inFront) }
         case .monitor(let wantsContent):
             let content = wantsContent && authorization.mayReceiveContent(uid: client.uid)
             okReply {

@@ -13,7 +13,9 @@ import KeyholdKit
 ///     {"event":"callout","t":1700,"action":"close","text":"é"}
 ///     {"event":"callout","t":1800,"action":"search","query":"euro","index":1,"name":"euro","candidates":["€","💶"]}
 ///     {"event":"active"}                               its session came in front
-///     {"event":"locales","locales":["fr","de"]}       the configuration's callout locales
+///     {"event":"locales","locales":["fr","de"],"order":"frequent"}   the configuration's callout
+///                                                      locales and order (without: "locale")
+///     {"event":"forget-picks"}                         its user ran `keyhold picks --clear`
 ///
 /// `type`: type `text` once the desktop has delivered `after` of the virtual keyboard's key
 /// transitions since the previous character (or since `active`), the last of them written at
@@ -30,9 +32,12 @@ public enum CompanionEvent: Equatable, Sendable {
     /// The callout in front changed (its content: the user's own typing, for the picker).
     case callout(CalloutEvent, at: Timestamp)
     case active
-    /// The configuration's callout locales (once taken, and after a reload changed them): the
-    /// picker names its candidates in their languages.
-    case locales([String])
+    /// The configuration's callout locales and order (once taken, and after a reload changed
+    /// them): the picker names its candidates in the locales' languages; the frequent order has
+    /// the companion keep the user's picks.
+    case locales([String], order: CalloutOrder = .locale)
+    /// Its user asked that their callout picks be forgotten: it forgets them and their file.
+    case forgetPicks
 
     /// Writes the event's line, with its newline, into `w` (emptied first).
     public func encode(into w: inout JSONWriter) {
@@ -62,12 +67,15 @@ public enum CompanionEvent: Equatable, Sendable {
             w.key("at"); w.int(Int(truncatingIfNeeded: at))
         case .active:
             w.beginObject(); w.key("event"); w.rawString("active")
-        case .locales(let locales):
+        case .forgetPicks:
+            w.beginObject(); w.key("event"); w.rawString("forget-picks")
+        case .locales(let locales, let order):
             w.beginObject()
             w.key("event"); w.rawString("locales")
             w.key("locales"); w.beginArray()
             for locale in locales { w.string(locale) }
             w.endArray()
+            if order != .locale { w.key("order"); w.string(order.rawValue) }
         }
         w.endObject()
         w.newline()
@@ -124,11 +132,13 @@ public enum CompanionEvent: Equatable, Sendable {
                 throw .malformed("a callout event needs an action (open, move, search, close)")
             }
         case "active": self = .active
+        case "forget-picks": self = .forgetPicks
         case "locales":
             guard let locales = value["locales"]?.arrayValue?.compactMap(\.stringValue), !locales.isEmpty else {
                 throw .malformed("a locales event needs the locales")
             }
-            self = .locales(locales)
+            let order = value["order"]?.stringValue.flatMap(CalloutOrder.init(rawValue:)) ?? .locale
+            self = .locales(locales, order: order)
         default:
             throw .unknownCommand("unknown event \(value["event"].map { "\($0)" } ?? "(none)")")
         }

@@ -9,6 +9,7 @@ import KeyholdKit
 ///     {"cmd":"typed","id":7,"delivered":false}   {"cmd":"typed","id":7}   {"cmd":"untyped","id":7}
 ///     {"cmd":"waiting","id":7}   {"cmd":"pick","index":3}   {"cmd":"dismiss"}
 ///     {"cmd":"focus","app":["xterm","XTerm"],"field":"terminal"}
+///     {"cmd":"picks","picks":{"é":12,"ñ":3}}
 public enum CompanionRequest: Equatable, Sendable {
     /// Takes the companion role; answered `accepted` or `refused`.
     case hello(CompanionHello)
@@ -28,9 +29,12 @@ public enum CompanionRequest: Equatable, Sendable {
     case dismiss
     /// Another application (or text field) has the keyboard focus.
     case focus(ApplicationFocus)
+    /// The user's callout picks, as their companion keeps them (`CalloutPicks`; sent when taken
+    /// and when its session comes in front): at most `CalloutPicks.capacity` candidates.
+    case picks([String: Int])
 
     /// The `cmd` names a companion sends.
-    public static let commands = ["companion", "keymap", "typed", "untyped", "waiting", "pick", "dismiss", "focus"]
+    public static let commands = ["companion", "keymap", "typed", "untyped", "waiting", "pick", "dismiss", "focus", "picks"]
 
     /// Reads a request whose `cmd` is one of `commands`.
     public init(json value: JSONValue, command: String) throws(ControlProtocolError) {
@@ -69,6 +73,19 @@ public enum CompanionRequest: Equatable, Sendable {
                 throw .malformed("malformed request: \"field\" must be one of \(fields)")
             }
             self = .focus(ApplicationFocus(ids: names, textField: textField))
+        case "picks":
+            guard case .object(let object)? = value["picks"], object.members.count <= CalloutPicks.capacity else {
+                throw .malformed("malformed request: \"picks\" must be an object of up to \(CalloutPicks.capacity) candidates")
+            }
+            var picks: [String: Int] = [:]
+            for (candidate, count) in object.members {
+                guard CalloutPicks.key(of: candidate) != nil, let n = count.intValue, (1...CalloutPicks.maximumCount).contains(n) else {
+                    throw .malformed("malformed request: each pick must be a candidate (up to \(CalloutPicks.maximumCandidateBytes) bytes) "
+                                     + "and its count (1 to \(CalloutPicks.maximumCount))")
+                }
+                picks[candidate] = n
+            }
+            self = .picks(picks)
         default:
             throw .unknownCommand("not a companion request: \"\(command)\"")
         }
@@ -110,6 +127,11 @@ public enum CompanionRequest: Equatable, Sendable {
             w.key("cmd"); w.rawString("focus")
             w.key("app"); w.beginArray(); for id in focus.ids { w.string(id) }; w.endArray()
             w.key("field"); w.string(focus.textField.rawValue)
+        case .picks(let picks):
+            w.key("cmd"); w.rawString("picks")
+            w.key("picks"); w.beginObject()
+            for (candidate, count) in CalloutPicks(counts: picks).sorted { w.key(candidate); w.int(count) }
+            w.endObject()
         }
         w.endObject()
         w.newline()

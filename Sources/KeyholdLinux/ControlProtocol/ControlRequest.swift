@@ -11,6 +11,8 @@ import KeyholdKit
 //   {"cmd":"monitor","content":true}  -> {"ok":true,"monitor":true,"content":true|false}, then
 //                                        one event object per line (`MonitorEvent`) until the
 //                                        client goes away; without content, the notices only.
+//   {"cmd":"forget-picks"}            -> {"ok":true,"in_front":true|false}: any user, for their
+//                                        own callout picks (their companions forget them too)
 //   the session companion's requests and the daemon's events: `CompanionRequest`, `CompanionEvent`
 //   (a companion's keymap is one line: up to 512 KiB).
 // Errors: {"ok":false,"error":"..."}; a line over its limit gets the error and the connection is
@@ -18,11 +20,13 @@ import KeyholdKit
 
 public enum ControlRequest: Equatable, Sendable {
     case status, reload, pause, resume
+    /// The sender's callout picks are forgotten (`keyhold picks --clear`).
+    case forgetPicks
     case monitor(content: Bool)
     /// A session companion's request.
     case companion(CompanionRequest)
 
-    public static let commands = ["status", "reload", "pause", "resume", "monitor"] + CompanionRequest.commands
+    public static let commands = ["status", "reload", "pause", "resume", "monitor", "forget-picks"] + CompanionRequest.commands
 
     /// Parses one request line (without its newline).
     public init<C: Collection>(line: C) throws(ControlProtocolError) where C.Element == UInt8 {
@@ -36,6 +40,7 @@ public enum ControlRequest: Equatable, Sendable {
         case "reload": self = .reload
         case "pause": self = .pause
         case "resume": self = .resume
+        case "forget-picks": self = .forgetPicks
         case "monitor":
             let content = value["content"]
             guard content == nil || content?.boolValue != nil || content == .null else {
@@ -57,6 +62,7 @@ public enum ControlRequest: Equatable, Sendable {
         case .reload: return "{\"cmd\":\"reload\"}\n"
         case .pause: return "{\"cmd\":\"pause\"}\n"
         case .resume: return "{\"cmd\":\"resume\"}\n"
+        case .forgetPicks: return "{\"cmd\":\"forget-picks\"}\n"
         case .monitor(let content): return "{\"cmd\":\"monitor\",\"content\":\(content)}\n"
         case .companion(let request): return request.line
         }

@@ -33,6 +33,9 @@ public final class EngineFactory {
         var paused: Bool
         /// The focused application's callouts, bindings and pass-through.
         var application: ApplicationSettings
+        /// The user in front's callout picks and the characters they searched for last.
+        var picks: CalloutPicks
+        var recentSearches: [String]
         /// What observes every engine: the monitors, the companions' hub (the picker).
         var observers: [EngineObserver]
         var onPanic: () -> Void
@@ -56,6 +59,8 @@ public final class EngineFactory {
         services.unicodeMethod = state.unicodeMethod
         services.keyboardContext.isCapsLockOn = state.leds.capsLock
         services.keyboardContext.isNumLockOn = state.leds.numLock
+        services.calloutContext.picks = state.picks
+        services.searchContext.recent = state.recentSearches
         let engine = controller.start()
         engine.onPanic = state.onPanic
         engine.isPaused = state.paused

@@ -39,9 +39,14 @@ extension KeyholdDaemon {
         for code in 248..<KeyCode.count { outputQueue.uncountedKeys.set(KeyCode(UInt16(code)), down: true) }
         let watcher = OutputTargetWatcher(loop: loop)
         watcher.onChange = { [unowned self] target in
-            // The characters a user searched for are theirs: another user in front starts afresh.
-            if target.uid != hub.target.uid { engine.services.searchContext.forgetRecent() }
-            hub.target = target
+            let user = hub.target.uid
+            hub.target = target   // (a callout open is closed for the user it was open for)
+            // What a user picked and searched for is theirs: another user in front starts afresh
+            // (their companion, told their session is in front, hands over their picks).
+            if target.uid != user {
+                engine.services.searchContext.forgetRecent()
+                picks.removeAll()
+            }
         }
         watcher.start()
         outputTarget = watcher
@@ -89,6 +94,8 @@ extension KeyholdDaemon: CompanionHubDelegate {
 
     public func companionHub(_ hub: CompanionHub, picked index: Int) { engine.pickCallout(index) }
 
+    public func companionHub(_ hub: CompanionHub, picks: [String: Int]) { self.picks.replace(with: picks) }
+
     public func companionHubDismissedCallout(_ hub: CompanionHub) {
         guard engine.services.calloutContext.isOpen || engine.services.searchContext.isOpen else { return }
         Log.info("the session closed the callout (a click elsewhere, another window focused, or another session in front)")
@@ -135,6 +142,13 @@ extension KeyholdDaemon: ControlHandler {
         paused = false
         engine.isPaused = false
         Log.info("resumed")
+    }
+
+    public func forgetPicks(of uid: UInt32) -> Bool {
+        hub.forgetPicks(of: uid)
+        guard uid == hub.target.uid else { return false }
+        picks.removeAll()
+        return true
     }
 
     /// logind's PrepareForSleep: before sleep, let go of every key and write the releases out

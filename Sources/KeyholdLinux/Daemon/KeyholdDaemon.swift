@@ -47,6 +47,9 @@ public final class KeyholdDaemon {
     var keymapCheck: KeymapCheck?
     /// Makes the search's table for the configured locales (`prepareSearch`).
     private var searchPreparation: WorkerThread?
+    /// The callout picks of the user in front (`[callouts] order = "frequent"`), shared by every
+    /// engine built: in memory only, as their companion handed them over and picks add to them.
+    let picks = CalloutPicks()
     var builtInKeymapDiffers: Bool?
     let reloader: Reloader?
     let loop: EventLoop
@@ -254,7 +257,9 @@ public final class KeyholdDaemon {
         appliedSettings = hub.settings
         let observers: [EngineObserver] = (control.map { [$0.monitor] } ?? []) + [hub]
         let state = EngineFactory.State(unicodeMethod: hub.unicodeMethod.method, leds: virtualKeyboard.leds, paused: paused,
-                                        application: hub.settings, observers: observers, onPanic: { [unowned self] in panicked() })
+                                        application: hub.settings, picks: picks,
+                                        recentSearches: engine?.services.searchContext.recent ?? [],
+                                        observers: observers, onPanic: { [unowned self] in panicked() })
         (controller, engine) = factory.make(configuration, output: outputQueue, layout: activeLayout, state: state)
         prepareSearch()
     }

@@ -10,6 +10,8 @@ public protocol CompanionHubDelegate: AnyObject {
     func companionHub(_ hub: CompanionHub, picked index: Int)
     /// The session in front closed the callout (a click elsewhere, another window focused).
     func companionHubDismissedCallout(_ hub: CompanionHub)
+    /// The companion in front handed over its user's callout picks.
+    func companionHub(_ hub: CompanionHub, picks: [String: Int])
 }
 
 /// The session companions' home in the daemon (docs/ARCHITECTURE.md, Session): the companions
@@ -43,11 +45,11 @@ public final class CompanionHub: CompanionEndpoint, EngineObserver {
     /// without one).
     public private(set) var focus = ApplicationFocus.unknown
     /// The running configuration, whose `[apps."GLOB"]` rules follow the focus (the daemon sets
-    /// it at each reload). Companions are told its callout locales when they change.
+    /// it at each reload). Companions are told its callout locales and order when they change.
     public var configuration: KeyholdConfiguration {
         didSet {
-            guard configuration.callouts.locales != oldValue.callouts.locales else { return }
-            for case let connection? in companions.map(\.connection) { send(.locales(configuration.callouts.locales), to: connection) }
+            guard configuration.calloutsEvent != oldValue.calloutsEvent else { return }
+            for case let connection? in companions.map(\.connection) { send(configuration.calloutsEvent, to: connection) }
         }
     }
 
@@ -142,6 +144,8 @@ public final class CompanionHub: CompanionEndpoint, EngineObserver {
             guard companion === active, focus != self.focus else { return }
             self.focus = focus
             delegate?.companionHubChanged(self)
+        case .picks(let picks):
+            if companion === active { delegate?.companionHub(self, picks: picks) }
         default:
             break
         }
@@ -164,7 +168,7 @@ public final class CompanionHub: CompanionEndpoint, EngineObserver {
         companion.connection = connection
         server.makeCompanion(connection)
         send(.accepted, to: connection)
-        send(.locales(configuration.callouts.locales), to: connection)
+        send(configuration.calloutsEvent, to: connection)
         companions.append(companion)
         Log.info("\(companion) connected" + (session.map { " for session \($0)" } ?? ""))
         apply()
@@ -339,6 +343,13 @@ public final class CompanionHub: CompanionEndpoint, EngineObserver {
         server?.enqueue(connection, line.bytes, now: true)
     }
 
+    /// `uid`'s companions forget its callout picks (`keyhold picks --clear`).
+    public func forgetPicks(of uid: UInt32) {
+        for companion in companions where companion.uid == uid {
+            if let connection = companion.connection { send(.forgetPicks, to: connection) }
+        }
+    }
+
     /// A sound for the session in front, played through its sound server; false without a companion.
     public func play(_ sound: AudioFeedback, volume: Double) -> Bool {
         guard let connection = active?.connection else { return false }
@@ -380,4 +391,9 @@ public final class CompanionHub: CompanionEndpoint, EngineObserver {
         guard let connection = active?.connection else { return }
         for (event, time) in pendingCallouts { send(.callout(event, at: time), to: connection) }
     }
+}
+
+private extension KeyholdConfiguration {
+    /// What a companion is told of the callouts.
+    var calloutsEvent: CompanionEvent { .locales(callouts.locales, order: callouts.order) }
 }

@@ -68,3 +68,41 @@ func expandingTilde(_ path: String) -> String {
     guard path == "~" || path.hasPrefix("~/"), let home = getenv("HOME") else { return path }
     return String(cString: home) + path.dropFirst()
 }
+
+/// Replaces `path`'s content at once (a new file renamed over it, its mode kept), making its
+/// directory where there is none. A symbolic link (a user's dotfiles) is followed, as KDE's own
+/// writes follow it: the file it names is replaced, the link stays. Runs as the file's user only.
+/// `durable`: on disk before the rename (fsync), for what must survive a crash.
+func replaceFile(_ link: String, with text: String, durable: Bool = true) throws(SystemError) {
+    var path = link
+    if let resolved = realpath(link, nil) {
+        path = String(cString: resolved)
+        free(resolved)
+    }
+    let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+    try makeDirectories(directory)
+    var mode: mode_t = 0o600
+    var status = stat()
+    if lstat(path, &status) == 0 { mode = status.st_mode & 0o7777 }
+    let temporary = "\(path).keyhold-\(getpid())"
+    let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+    guard fd >= 0 else { throw SystemError("open \(temporary)", errno) }
+    let bytes = Array(text.utf8)
+    var written = 0
+    while written < bytes.count {
+        let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else { let e = errno; close(fd); unlink(temporary); throw SystemError("write \(temporary)", e) }
+        written += n
+    }
+    fchmod(fd, mode)
+    guard !durable || fsync(fd) == 0, close(fd) == 0 else { let e = errno; unlink(temporary); throw SystemError("write \(temporary)", e) }
+    guard rename(temporary, path) == 0 else { let e = errno; unlink(temporary); throw SystemError("rename \(temporary)", e) }
+}
+
+/// `mkdir -p` (mode 0700 for what it makes, as XDG's base directories are).
+func makeDirectories(_ path: String) throws(SystemError) {
+    guard !path.isEmpty, access(path, F_OK) != 0 else { return }
+    try makeDirectories(String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]))
+    guard mkdir(path, 0o700) == 0 || errno == EEXIST else { throw SystemError("mkdir \(path)", errno) }
+}
