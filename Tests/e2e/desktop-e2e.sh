@@ -488,6 +488,44 @@ rule_check() {
   kill -HUP "$KH_PID"
   wait_log 10 "reloaded configuration from" $((reloads + 1))
 }
+# picks_check APP FILE: [callouts] order = "frequent" in kuser's session. The daemon puts the
+# most picked first; the companion keeps the picks in kuser's home, `keyhold picks` (as kuser)
+# lists them and `--clear` forgets them everywhere; a companion started later hands its file to
+# the daemon.
+picks_check() {
+  local app=$1 file=$2 picks=/home/kuser/.local/state/keyhold/picks reloads connected
+  sed -i 's/^order = "locale"$/order = "frequent"/' "$CFG"
+  reloads=$(log_count "reloaded configuration from")
+  kill -HUP "$KH_PID"
+  check "$TARGET: the daemon reloads with [callouts] order = \"frequent\"" wait_log 10 "reloaded configuration from" $((reloads + 1))
+  clear "$app" "$file"
+  src_send kb "d e" "t 600" "u e" "t 50" "d KEY_3" "u KEY_3" "t 100" "d e" "t 600" "u e" "t 50" "d KEY_1" "u KEY_1"
+  cell "$TARGET" "$app" us "frequent: e 3, e 1 -> êê" êê "$file"
+  check "$TARGET: the companion keeps the picks in kuser's home (2 ê)" wait_until 10 grep -qxP '2\tê' "$picks"
+  check "$TARGET: the picks file is kuser's alone" test "$(stat -c %U:%a "$picks")" = kuser:600
+  runuser -u kuser -- env HOME=/home/kuser "$KEYHOLD" picks > "$E2E_WORK/picks.out" 2>&1
+  check "$TARGET: keyhold picks (as kuser) lists ê picked twice" grep -qE '^  ê  2$' "$E2E_WORK/picks.out"
+  runuser -u kuser -- env HOME=/home/kuser "$KEYHOLD" picks --clear > "$E2E_WORK/picks.out" 2>&1
+  check "$TARGET: keyhold picks --clear (as kuser) forgets them, the daemon's too" \
+    grep -q "forgot your callout picks .*, and the daemon's for your session" "$E2E_WORK/picks.out"
+  check "$TARGET: the picks file is gone" wait_until 10 test ! -e "$picks"
+  clear "$app" "$file"; src_send kb "d e" "t 600" "u e" "t 50" "d KEY_1" "u KEY_1"
+  cell "$TARGET" "$app" us "forgotten: e 1 -> è" è "$file"
+  # An earlier session's picks: the companion started now hands them over as it connects.
+  kuser_ctl stop keyhold-session.service
+  runuser -u kuser -- sh -c "mkdir -p '${picks%/*}' && printf '5\të\n' > '$picks'"
+  connected=$(log_count "keyhold-session pid .* of uid $(id -u kuser) (x11) connected")
+  kuser_ctl start keyhold-session.service
+  check "$TARGET: keyhold-session connects again" wait_log 20 "keyhold-session pid .* of uid $(id -u kuser) (x11) connected" $((connected + 1))
+  check "$TARGET: $app focused (picks)" focus "keyhold-$app"
+  clear "$app" "$file"; src_send kb "d e" "t 600" "u e" "t 50" "d KEY_1" "u KEY_1"
+  cell "$TARGET" "$app" us "handed over: e 1 -> ë" ë "$file"
+  sed -i 's/^order = "frequent"$/order = "locale"/' "$CFG"
+  reloads=$(log_count "reloaded configuration from")
+  kill -HUP "$KH_PID"
+  wait_log 10 "reloaded configuration from" $((reloads + 1))
+  rm -f "$picks"
+}
 # atspi_diagnose NAME: what AT-SPI shows of kuser's session, and its accessibility bus processes,
 # in $E2E_OUT/atspi-NAME.txt
 atspi_diagnose() {
@@ -804,6 +842,7 @@ EOF
   stalled_order_cell gtk "$gtk"
   picker_check gtk "$gtk"
   search_picker_check gtk "$gtk"
+  picks_check gtk "$gtk"
   click_check gtk "$gtk"
   focus_change_check gtk "$gtk" xterm "$term"
   caret_check
