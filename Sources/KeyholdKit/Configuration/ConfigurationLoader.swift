@@ -23,6 +23,23 @@ public enum ConfigurationLoader {
         decode(text: text, file: file).errors
     }
 
+    /// A user's personal file laid over `system`: the sections `system.users.allow` lets users
+    /// set, key by key (a binding, a gesture time, an application's rule; a list whole), the
+    /// rest `system`'s. `file` names it in errors. Throws the first error.
+    public static func load(personal text: String, file: String, over system: KeyholdConfiguration) throws(ConfigurationError) -> KeyholdConfiguration {
+        let (configuration, errors) = decode(text: text, file: file, over: system)
+        if let first = errors.first { throw first }
+        return configuration
+    }
+
+    /// Every error of a personal file laid over `system`, in file order.
+    public static func validate(personal text: String, file: String, over system: KeyholdConfiguration) -> [ConfigurationError] {
+        decode(text: text, file: file, over: system).errors
+    }
+
+    /// The largest personal file: a companion's line to the daemon, bounded as a keymap is.
+    public static let maximumPersonalFileSize = 64 * 1024
+
     /// The configuration the embedded default gives (equal to `KeyholdConfiguration()`).
     public static var defaultConfiguration: KeyholdConfiguration {
         (try? load(text: defaultText, file: "(embedded default)")) ?? KeyholdConfiguration()
@@ -34,7 +51,9 @@ public enum ConfigurationLoader {
 
     // MARK: - Decoding
 
-    static func decode(text: String, file: String) -> (configuration: KeyholdConfiguration, errors: [ConfigurationError]) {
+    /// `base`: the system's configuration a personal file is laid over (nil: a system file).
+    static func decode(text: String, file: String, over base: KeyholdConfiguration? = nil)
+        -> (configuration: KeyholdConfiguration, errors: [ConfigurationError]) {
         let document: TOMLDocument
         do {
             document = try TOMLDocument(text: text)
@@ -42,7 +61,7 @@ public enum ConfigurationLoader {
             return (KeyholdConfiguration(), [ConfigurationError(
                 file: file, line: error.line, column: error.column, message: "syntax error: \(error.message)")])
         }
-        let decoder = TableDecoder(file: file, document: document)
+        let decoder = TableDecoder(file: file, document: document, base: base)
         let configuration = decoder.configuration(document.root)
         return (configuration, decoder.sortedErrors)
     }
@@ -56,8 +75,9 @@ public enum ConfigurationLoader {
         ("feedback", ["audio", "haptic", "volume", "audio_device", "haptic_device", "override"]),
         ("feedback.override", ["action", "gesture", "audio", "haptic"]),
         ("apps", ["callouts", "bindings", "layers", "unicode_method"]),
+        ("users", ["allow"]),
     ]
-    static let topLevelKeys = ["devices", "gestures", "callouts", "output", "bindings", "layers", "feedback", "apps"]
+    static let topLevelKeys = ["devices", "gestures", "callouts", "output", "bindings", "layers", "feedback", "apps", "users"]
     static func keys(of table: String) -> [String] { schema.first { $0.table == table }?.keys ?? [] }
 
     /// Milliseconds a gesture setting may take.
@@ -76,8 +96,12 @@ public enum ConfigurationLoader {
         private(set) var errors: [ConfigurationError] = []
         /// `keyboardType:NAME` actions seen, checked against the layers once all are known.
         private var layerReferences: [(name: String, path: Path)] = []
+        /// For a personal file, the system's configuration it is laid over.
+        let base: KeyholdConfiguration?
 
-        init(file: String, document: TOMLDocument) { self.file = file; self.document = document }
+        init(file: String, document: TOMLDocument, base: KeyholdConfiguration? = nil) {
+            self.file = file; self.document = document; self.base = base
+        }
 
         /// Errors in file order (errors without a line first, which only file errors have).
         var sortedErrors: [ConfigurationError] {
@@ -188,23 +212,65 @@ public enum ConfigurationLoader {
         // MARK: The configuration
 
         func configuration(_ root: TOMLTable) -> KeyholdConfiguration {
-            var c = KeyholdConfiguration()
+            var c = base ?? KeyholdConfiguration()
             checkKeys(root, at: [], allowed: ConfigurationLoader.topLevelKeys)
+            if let base { checkPersonalSections(root, allowed: base.users.allow) }
             if let t = table(root, "devices", at: []) { c.devices = devices(t) }
             if let t = table(root, "gestures", at: []) { c.gestures = gestures(t) }
             if let t = table(root, "callouts", at: []) { c.callouts = callouts(t) }
             if let t = table(root, "output", at: []) { c.output = output(t) }
             if let t = table(root, "bindings", at: []) {
                 let layer = bindings(t, at: [.key("bindings")])
-                if !layer.isEmpty { c.bindings.layers[.alphabetic] = layer }
+                if !layer.isEmpty { c.bindings.layers[.alphabetic] = layered(layer, over: base?.bindings.layers[.alphabetic]) }
             }
             if let t = table(root, "layers", at: []) {
-                for (type, layer) in layers(t) where !layer.isEmpty { c.bindings.layers[type] = layer }
+                for (type, layer) in layers(t) where !layer.isEmpty { c.bindings.layers[type] = layered(layer, over: base?.bindings.layers[type]) }
             }
             if let t = table(root, "feedback", at: []) { c.feedback = feedback(t) }
-            if let t = table(root, "apps", at: []) { c.apps = apps(t) }
+            if let t = table(root, "apps", at: []) {
+                let rules = apps(t)
+                // A user's rules first; the system's for other applications after them.
+                c.apps = rules + (base?.apps ?? []).filter { rule in !rules.contains { $0.pattern == rule.pattern } }
+            }
+            if let t = table(root, "users", at: []) { c.users = users(t) }
             checkLayerReferences(root)
             return c
+        }
+
+        /// A personal file's bindings over the system's: key by key.
+        func layered(_ layer: [KeyCode: KeyBinding], over base: [KeyCode: KeyBinding]?) -> [KeyCode: KeyBinding] {
+            (base ?? [:]).merging(layer) { $1 }
+        }
+
+        /// A personal file sets only what users may: never the keyboards, the output or these
+        /// rules, and only the sections the system file's `[users] allow` names.
+        func checkPersonalSections(_ root: TOMLTable, allowed: [String]) {
+            for key in root.keys where ConfigurationLoader.topLevelKeys.contains(key) {
+                if !KeyholdConfiguration.UserSettings.personalSections.contains(key) {
+                    fail([.key(key)], "[\(key)] is the machine's: it is set in the system file (\(ConfigurationLoader.systemPath)), not a user's")
+                } else if !allowed.contains(key) {
+                    fail([.key(key)], "[\(key)] is not yours to change here: the system file's [users] allow leaves it out")
+                }
+            }
+        }
+
+        func users(_ t: TOMLTable) -> KeyholdConfiguration.UserSettings {
+            let path: Path = [.key("users")]
+            checkKeys(t, at: path, allowed: ConfigurationLoader.keys(of: "users"))
+            var u = KeyholdConfiguration.UserSettings()
+            if let list = strings(t, "allow", at: path) {
+                let sections = KeyholdConfiguration.UserSettings.personalSections
+                u.allow = []
+                for (section, p) in list {
+                    guard sections.contains(section) else {
+                        fail(p, "'\(section)' is no section a user may set (\(sections.joined(separator: ", ")))",
+                             suggest: Spelling.nearest(to: section, in: sections))
+                        continue
+                    }
+                    if !u.allow.contains(section) { u.allow.append(section) }
+                }
+            }
+            return u
         }
 
         func devices(_ t: TOMLTable) -> KeyholdConfiguration.DeviceSettings {
@@ -240,7 +306,7 @@ public enum ConfigurationLoader {
         func gestures(_ t: TOMLTable) -> GestureSettings {
             let path: Path = [.key("gestures")]
             checkKeys(t, at: path, allowed: ConfigurationLoader.keys(of: "gestures"))
-            var g = GestureSettings()
+            var g = base?.gestures ?? GestureSettings()
             let range = ConfigurationLoader.millisecondRange
             if let v = int(t, "long_press_ms", at: path, in: range, unit: "ms") { g.longPressDelay = v }
             if let v = int(t, "repeat_delay_ms", at: path, in: range, unit: "ms") { g.repeatDelay = v }
@@ -252,7 +318,7 @@ public enum ConfigurationLoader {
         func callouts(_ t: TOMLTable) -> KeyholdConfiguration.CalloutSettings {
             let path: Path = [.key("callouts")]
             checkKeys(t, at: path, allowed: ConfigurationLoader.keys(of: "callouts"))
-            var c = KeyholdConfiguration.CalloutSettings()
+            var c = base?.callouts ?? KeyholdConfiguration.CalloutSettings()
             if let v = bool(t, "enabled", at: path) { c.enabled = v }
             if let v = int(t, "timeout_ms", at: path, in: 0...600_000, unit: "ms") { c.timeoutMilliseconds = v }
             // Locales of the user's own come first: `locales` may name them.
@@ -260,7 +326,7 @@ public enum ConfigurationLoader {
                 let definedPath = path + [.key("locale")]
                 for name in defined.keys {
                     guard let locale = table(defined, name, at: definedPath) else { continue }
-                    c.customLocales[name] = customLocale(locale, at: definedPath + [.key(name)])
+                    c.customLocales[name] = customLocale(locale, at: definedPath + [.key(name)])   // (a user's replaces the system's)
                 }
             }
             if let list = strings(t, "locales", at: path) {
@@ -290,7 +356,7 @@ public enum ConfigurationLoader {
                 }
             }
             if let custom = table(t, "custom", at: path) {
-                c.custom = candidateTable(custom, at: path + [.key("custom")])
+                c.custom = (base?.callouts.custom ?? [:]).merging(candidateTable(custom, at: path + [.key("custom")])) { $1 }
             }
             return c
         }
@@ -455,7 +521,10 @@ public enum ConfigurationLoader {
             let standard = [KeyboardType.alphabetic, .numeric, .symbolic, .emojis].map(\.name)
             // An application's rule may define layers of its own, in force while it is.
             let ruleLayers = (root["apps"]?.table).map { apps in apps.keys.flatMap { apps[$0]?.table?["layers"]?.table?.keys ?? [] } } ?? []
-            let defined = (root["layers"]?.table?.keys ?? []) + ruleLayers
+            // A personal file may name the system's layers too.
+            let baseLayers = (base?.bindings.layers.keys.map(\.name) ?? [])
+                + (base?.apps.flatMap { $0.bindings?.layers.keys.map(\.name) ?? [] } ?? [])
+            let defined = (root["layers"]?.table?.keys ?? []) + ruleLayers + baseLayers.sorted()
             let definedSet = Set(defined)
             for (name, path) in layerReferences where !standard.contains(name) && !definedSet.contains(name) {
                 fail(path, "no layer '\(name)' (define [layers.\(TOMLPathComponent.key(name))] or use \(standard.joined(separator: ", ")))",
@@ -542,16 +611,21 @@ public enum ConfigurationLoader {
         func feedback(_ t: TOMLTable) -> KeyboardFeedbackSettings {
             let path: Path = [.key("feedback")]
             checkKeys(t, at: path, allowed: ConfigurationLoader.keys(of: "feedback"))
-            var f = KeyboardFeedbackSettings()
+            var f = base?.feedback ?? KeyboardFeedbackSettings()
             if let v = bool(t, "audio", at: path) { f.isAudioEnabled = v }
             if let v = bool(t, "haptic", at: path) { f.isHapticEnabled = v }
             if let v = number(t, "volume", at: path, in: 0...1) { f.audioVolume = v }
-            if let v = string(t, "audio_device", at: path) {
+            // The devices the daemon opens are the machine's, as its sound files are.
+            for key in ["audio_device", "haptic_device"] where base != nil && t[key] != nil {
+                fail(path + [.key(key)], "the daemon's devices are set in the system file (\(ConfigurationLoader.systemPath)), not a user's")
+            }
+            if base == nil, let v = string(t, "audio_device", at: path) {
                 if v.isEmpty { fail(path + [.key("audio_device")], "empty ALSA device name", suggest: "default") } else { f.audioDevice = v }
             }
-            if let v = string(t, "haptic_device", at: path) { f.hapticDevice = v }
+            if base == nil, let v = string(t, "haptic_device", at: path) { f.hapticDevice = v }
             if let value = t["override"] {
                 let p = path + [.key("override")]
+                f.overrides = []   // (a user's list replaces the system's)
                 if let array = value.array {
                     for (i, element) in array.enumerated() {
                         guard let table = element.table else {
@@ -586,7 +660,10 @@ public enum ConfigurationLoader {
             var audio: AudioFeedback?
             if let s = string(t, "audio", at: path) {
                 audio = AudioFeedback(configString: s)
-                if audio == nil {
+                if base != nil, case .custom? = audio {
+                    fail(path + [.key("audio")], "a user's sounds are input, delete, system or none: the daemon reads no file of a user's")
+                    audio = nil
+                } else if audio == nil {
                     fail(path + [.key("audio")], "unknown audio feedback '\(s)' (input, delete, system, none or a file path)",
                          suggest: Spelling.nearest(to: s, in: ["input", "delete", "system", "none"]))
                 }

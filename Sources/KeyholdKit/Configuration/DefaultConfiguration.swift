@@ -150,5 +150,14 @@ haptic_device = ""
 # [apps."foot"]
 # callouts = false
 
+[users]
+# Each user may keep settings of their own in ~/.config/keyhold/config.toml (the same format,
+# naming only what they change: a gesture time, callout locales, a binding, an application's
+# rule). Their keyhold-session hands it to the daemon, which lays it over this file while their
+# session is in front of the seat; `keyhold check` and `keyhold reload`, run as them, work on it.
+# The sections users may set (devices, output and this table are this file's alone, as are the
+# feedback devices and sound files):
+allow = ["gestures", "callouts", "bindings", "layers", "apps", "feedback"]
+
 """#
 }

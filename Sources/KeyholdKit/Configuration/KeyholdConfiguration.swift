@@ -9,7 +9,20 @@ public struct KeyholdConfiguration: Hashable, Sendable {
     public var feedback = KeyboardFeedbackSettings()
     /// `[apps."GLOB"]`, in the file's order: the first that matches the focused application wins.
     public var apps: [ApplicationRule] = []
+    /// `[users]`: what each user's own file may change.
+    public var users = UserSettings()
     public init() {}
+
+    /// `[users]`: each user's personal file (`~/.config/keyhold/config.toml`, which their
+    /// companion hands the daemon) is laid over this configuration while their session is in front.
+    public struct UserSettings: Hashable, Sendable {
+        /// The sections a personal file may set (`allow`); the others are the system file's alone.
+        public var allow = UserSettings.personalSections
+        /// What a personal file may ever set: the keyboards taken, the output and these rules are
+        /// the machine's.
+        public static let personalSections = ["gestures", "callouts", "bindings", "layers", "apps", "feedback"]
+        public init() {}
+    }
 
     /// `[devices]`: which keyboards to grab.
     public struct DeviceSettings: Hashable, Sendable {
