@@ -1,3 +1,4 @@
+import CSessionKWin
 import Glibc
 import KeyholdKit
 import KeyholdLinux
@@ -29,6 +30,10 @@ final class Companion {
     private var calloutBase: String?
     /// The user's picks, kept while the order is frequent (nil without a home).
     private let picks = PicksFile.path(environment: environment).map(PicksFile.init)
+    /// The user's personal settings file (nil without a home), and the last error the daemon
+    /// found in it that the user was shown.
+    private let settingsFile = PersonalSettings.path(environment: environment)
+    private var settingsErrorShown: String?
     private var reportedKeymap: String?
     private var focus = FocusReporter()
     private var keymapMayHaveChanged = true
@@ -178,7 +183,12 @@ final class Companion {
             typer.follow(device: VirtualKeyboard.deviceName)
             reportedKeymap = nil
             keymapMayHaveChanged = true
+            sendSettings()
             sendPicks()
+        case .reloadSettings:
+            sendSettings()
+        case .settings(let file, let error):
+            settingsOutcome(file: file, error: error)
         case .forgetPicks:
             do { try picks?.forget(); Log.info("callout picks forgotten (keyhold picks --clear)") } catch {
                 Log.warning("cannot forget the callout picks: \(error)")
@@ -208,6 +218,36 @@ final class Companion {
         case .search(_, _, _, let name): name
         case .closed: ""
         }
+    }
+
+    /// Hands the daemon the user's personal settings (none: the system's apply), as its session
+    /// comes in front and when the user runs `keyhold reload`; read at once, so an edit applies
+    /// at the next reload or session switch.
+    private func sendSettings() {
+        guard let settingsFile, daemon.isConnected else { return }
+        var text: String?
+        do throws(FileReadError) {
+            text = try readWholeTextFile(settingsFile, limit: ConfigurationLoader.maximumPersonalFileSize)
+        } catch .system(.noSuchFileOrDirectory) {
+            text = nil
+        } catch {
+            settingsOutcome(file: settingsFile, error: "\(settingsFile): cannot be read: \(error)")
+        }
+        daemon.send(.settings(file: settingsFile, text: text))
+    }
+
+    /// What became of the personal settings: in force, or not (the system's are) because of an
+    /// error, which the user is shown once in a notification (their journal has every time).
+    private func settingsOutcome(file: String, error: String?) {
+        guard let error else {
+            settingsErrorShown = nil
+            Log.info("your settings in \(file) are in force")
+            return
+        }
+        Log.warning("your settings in \(file) are not in force (the system's are): \(error)")
+        guard error != settingsErrorShown else { return }
+        settingsErrorShown = error
+        _ = khs_notify("Keyhold: your settings have an error", "\(error)\nKeyhold uses the system's settings until it is fixed (keyhold check, then keyhold reload).")
     }
 
     /// The daemon's engine counts the same pick for the session; this keeps it for the next one.
@@ -275,6 +315,8 @@ private extension CompanionEvent {
         case .callout(.search, _): "search"
         case .active: "active"
         case .forgetPicks: "forget-picks"
+        case .settings: "settings"
+        case .reloadSettings: "reload-settings"
         }
     }
 }

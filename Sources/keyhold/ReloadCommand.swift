@@ -1,5 +1,6 @@
 import ArgumentParser
 import Glibc
+import KeyholdKit
 import KeyholdLinux
 
 struct ReloadCommand: ParsableCommand {
@@ -10,12 +11,30 @@ struct ReloadCommand: ParsableCommand {
             The new configuration is applied only if it is valid; otherwise the running one stays and \
             the error (file, line, key) is printed. Exit status 0 when applied, 2 when the file has an \
             error, 1 when the daemon cannot be reached. Same as `systemctl reload keyhold` (SIGHUP), \
-            which cannot tell you whether it worked.
+            which cannot tell you whether it worked. Run as a user who has personal settings \
+            (~/.config/keyhold/config.toml), it checks them and has your keyhold-session hand them \
+            to the daemon again; --system reloads the system's file (root and group keyhold).
             """)
+
+    @Flag(help: "Reload the system's file, not your personal settings.") var system = false
 
     @OptionGroup var control: ControlOptions
 
     func run() throws {
+        if !system, getuid() != 0, let personal = PersonalSettingsFile.read() {
+            let errors = ConfigurationLoader.validate(personal: personal.text, file: personal.file, over: try ConfigurationFile.load(explicit: nil))
+            guard errors.isEmpty else {
+                for error in errors { writeStandardError("\(error)\n") }
+                throw ExitCode(2)
+            }
+            let reply = try control.run(.reloadSettings)
+            if reply["companions"]?.intValue ?? 0 > 0 {
+                print("your settings (\(personal.file)) go to the daemon through your keyhold-session; in force while your session is in front")
+            } else {
+                print("\(personal.file) is valid; no keyhold-session of yours is connected: they apply once it is, while your session is in front")
+            }
+            return
+        }
         let reply = try control.run(.reload, failureStatus: 2)
         print("reloaded \(reply["configuration"]?.stringValue ?? "the configuration")")
     }

@@ -94,8 +94,8 @@ final class CompanionHubTests: XCTestCase {
         try client.sendRaw(Array(CompanionRequest.focus(ApplicationFocus(ids: ["foot"], textField: .terminal)).line.utf8))
         XCTAssertTrue(waitUntil(5) { rig.loop.sync { rig.hub.focus.ids == ["foot"] } })
         // A reload that changes the callout locales says them again; one that does not, nothing.
-        rig.loop.sync { rig.hub.configuration.callouts.timeoutMilliseconds += 1 }
-        rig.loop.sync { rig.hub.configuration.callouts.locales = ["fr", "de"] }
+        rig.loop.sync { rig.hub.systemConfiguration.callouts.timeoutMilliseconds += 1 }
+        rig.loop.sync { rig.hub.systemConfiguration.callouts.locales = ["fr", "de"] }
         var event = try rig.event(client)
         while case .callout = event { event = try rig.event(client) }   // the picks' closes
         XCTAssertEqual(event, .locales(["fr", "de"]))
@@ -158,11 +158,8 @@ final class CompanionHubTests: XCTestCase {
     func testPicksComeFromTheCompanionInFrontAndAreForgottenForTheirUserOnly() throws {
         let rig = try HubRig(path: path)
         defer { rig.stop() }
-        let client = try ControlClient(path: path)
-        XCTAssertEqual(try CompanionEvent(json: client.request(.companion(.hello(CompanionHello(backend: "x11"))))), .accepted)
-        XCTAssertEqual(try rig.event(client), .locales(["en"]))
-        XCTAssertEqual(try rig.event(client), .active)
-        rig.loop.sync { rig.hub.configuration.callouts.order = .frequent }
+        let client = try rig.companionInFront()
+        rig.loop.sync { rig.hub.systemConfiguration.callouts.order = .frequent }
         XCTAssertEqual(try rig.event(client), .locales(["en"], order: .frequent))
 
         try client.sendRaw(Array(CompanionRequest.picks(["é": 4, "ñ": 1]).line.utf8))
@@ -177,6 +174,57 @@ final class CompanionHubTests: XCTestCase {
         rig.loop.sync { rig.hub.forgetPicks(of: getuid()) }
         XCTAssertEqual(try rig.event(client), .forgetPicks, "only its own user's forgetting reaches it")
         XCTAssertEqual(rig.loop.sync { rig.handedPicks }, [["é": 4, "ñ": 1]])
+    }
+
+    /// The companion in front hands over its user's personal settings: laid over the system's off
+    /// the input thread, then in force (the companion told, the delegate too); an error leaves the
+    /// system's in force and is said to the companion alone; another user in front takes them
+    /// off; `keyhold reload` as a user reaches that user's companions only.
+    func testPersonalSettingsAreLaidForTheUserInFrontOnly() throws {
+        let rig = try HubRig(path: path)
+        defer { rig.stop() }
+        let client = try rig.companionInFront()
+        let file = "/home/ana/.config/keyhold/config.toml"
+        let mine = "[gestures]\nlong_press_ms = 800\n[callouts]\nlocales = [\"pl\"]\n"
+
+        let changes = rig.loop.sync { rig.changes }
+        try client.sendRaw(Array(CompanionRequest.settings(file: file, text: mine).line.utf8))
+        XCTAssertEqual(try rig.event(client), .locales(["pl"]), "its callout locales are in force")
+        XCTAssertEqual(try rig.event(client), .settings(file: file, error: nil))
+        XCTAssertEqual(rig.loop.sync { rig.hub.configuration.gestures.longPressDelay }, 800)
+        XCTAssertGreaterThan(rig.loop.sync { rig.changes }, changes, "the daemon is told")
+        XCTAssertEqual(rig.loop.sync { rig.hub.settingsLine }, "\(file) of uid \(getuid()), over the system's")
+
+        // A broken file: the system's again, the error to the companion.
+        try client.sendRaw(Array(CompanionRequest.settings(file: file, text: "[gestures]\nlong_pres_ms = 800\n").line.utf8))
+        XCTAssertEqual(try rig.event(client), .locales(["en"]))
+        XCTAssertEqual(try rig.event(client), .settings(file: file, error: "\(file):2: gestures.long_pres_ms: unknown key (did you mean 'long_press_ms'?)"))
+        XCTAssertTrue(rig.loop.sync { rig.hub.configuration == rig.hub.systemConfiguration })
+        XCTAssertEqual(rig.loop.sync { rig.hub.settingsLine }, "the system's (\(file) of uid \(getuid()) has an error)")
+
+        // Valid again, and a reload of the system's file lays them over the new one.
+        try client.sendRaw(Array(CompanionRequest.settings(file: file, text: mine).line.utf8))
+        XCTAssertEqual(try rig.event(client), .locales(["pl"]))
+        XCTAssertEqual(try rig.event(client), .settings(file: file, error: nil))
+        rig.loop.sync { rig.hub.systemConfiguration.gestures.doubleTapInterval = 300 }
+        XCTAssertEqual(try rig.event(client), .locales(["en"]), "the system's until they are laid again")
+        XCTAssertEqual(try rig.event(client), .locales(["pl"]))
+        XCTAssertEqual(try rig.event(client), .settings(file: file, error: nil))
+        XCTAssertEqual(rig.loop.sync { rig.hub.configuration.gestures.doubleTapInterval }, 300)
+        XCTAssertEqual(rig.loop.sync { rig.hub.configuration.gestures.longPressDelay }, 800)
+
+        // Another user in front: the system's.
+        rig.loop.sync { rig.hub.target = OutputTarget(kind: .graphical, session: "9", uid: getuid() &+ 1, source: "test") }
+        XCTAssertTrue(rig.loop.sync { rig.hub.configuration == rig.hub.systemConfiguration })
+        XCTAssertEqual(try rig.event(client), .locales(["en"]))
+        XCTAssertEqual(rig.loop.sync { rig.hub.reloadSettings(of: getuid() &+ 1) }, 0)
+        XCTAssertEqual(rig.loop.sync { rig.hub.reloadSettings(of: getuid()) }, 1)
+        XCTAssertEqual(try rig.event(client), .reloadSettings)
+        // What it sends while not in front is not laid (it sends them again as its session comes in front).
+        try client.sendRaw(Array(CompanionRequest.settings(file: file, text: "[gestures]\nlong_press_ms = 700\n").line.utf8))
+        XCTAssertEqual(try CompanionEvent(json: client.request(.companion(.keymap("", temporaryKeycodes: [])))),
+                       .error("this session is not in front of the seat now"))
+        XCTAssertTrue(rig.loop.sync { rig.hub.configuration == rig.hub.systemConfiguration })
     }
 
     /// A batch's callout events go at its end: a pick (a move to the candidate, then the close,
@@ -280,6 +328,9 @@ final class CompanionProtocolTests: XCTestCase {
             (.dismiss, #"{"cmd":"dismiss"}"#),
             (.focus(ApplicationFocus(ids: ["xterm", "XTerm"], textField: .terminal)), #"{"cmd":"focus","app":["xterm","XTerm"],"field":"terminal"}"#),
             (.picks(["é": 12, "ñ": 3, "ß": 3]), #"{"cmd":"picks","picks":{"é":12,"ß":3,"ñ":3}}"#),
+            (.settings(file: "/home/ana/.config/keyhold/config.toml", text: "[gestures]\nlong_press_ms = 800\n"),
+             #"{"cmd":"settings","file":"/home/ana/.config/keyhold/config.toml","text":"[gestures]\nlong_press_ms = 800\n"}"#),
+            (.settings(file: "/home/ana/.config/keyhold/config.toml", text: nil), #"{"cmd":"settings","file":"/home/ana/.config/keyhold/config.toml"}"#),
         ]
         for (request, line) in requests {
             XCTAssertEqual(request.line, line + "\n")
@@ -305,6 +356,10 @@ final class CompanionProtocolTests: XCTestCase {
             (.locales(["fr", "de-CH"]), #"{"event":"locales","locales":["fr","de-CH"]}"#),
             (.locales(["pl"], order: .frequent), #"{"event":"locales","locales":["pl"],"order":"frequent"}"#),
             (.forgetPicks, #"{"event":"forget-picks"}"#),
+            (.reloadSettings, #"{"event":"reload-settings"}"#),
+            (.settings(file: "/home/ana/.config/keyhold/config.toml", error: nil), #"{"event":"settings","file":"/home/ana/.config/keyhold/config.toml"}"#),
+            (.settings(file: "/h/c.toml", error: "/h/c.toml:2: gestures.x: unknown key"),
+             #"{"event":"settings","file":"/h/c.toml","error":"/h/c.toml:2: gestures.x: unknown key"}"#),
         ]
         for (event, line) in events {
             XCTAssertEqual(event.line, line + "\n")
@@ -325,6 +380,8 @@ final class CompanionProtocolTests: XCTestCase {
             #"{"cmd":"picks","picks":{"é":1000001}}"#, #"{"cmd":"picks","picks":{"":1}}"#,
             #"{"cmd":"picks","picks":{""# + String(repeating: "é", count: 17) + #"":1}}"#,
             #"{"cmd":"picks","picks":{"# + (0...CalloutPicks.capacity).map { #""\#($0)":1"# }.joined(separator: ",") + "}}",
+            #"{"cmd":"settings"}"#, #"{"cmd":"settings","file":"config.toml"}"#, #"{"cmd":"settings","file":"/c.toml","text":3}"#,
+            #"{"cmd":"settings","file":"/c.toml","text":""# + String(repeating: "#", count: ConfigurationLoader.maximumPersonalFileSize + 1) + #""}"#,
         ]
         for line in refused { XCTAssertThrowsError(try ControlRequest(line: Array(line.utf8)), line) }
         XCTAssertThrowsError(try ControlRequest(line: Array(#"{"cmd":"focus","app":["a"],"field":"secret"}"#.utf8))) {
@@ -383,6 +440,15 @@ final class HubRig: CompanionHubDelegate, @unchecked Sendable {
     func stop() {
         loop.sync { self.server.shutdown() }
         loop.stop()
+    }
+
+    /// A companion of the test's session, taken and told it is in front (the first events read).
+    func companionInFront() throws -> ControlClient {
+        let client = try ControlClient(path: server.path)
+        XCTAssertEqual(try CompanionEvent(json: client.request(.companion(.hello(CompanionHello(backend: "x11"))))), .accepted)
+        XCTAssertEqual(try event(client), .locales(["en"]))
+        XCTAssertEqual(try event(client), .active)
+        return client
     }
 
     /// The next event the daemon sent `client`.

@@ -64,11 +64,14 @@ final class ControlServerTests: XCTestCase {
         loop.sync { handler.inFront = getuid() }
         XCTAssertEqual(try client.request(.forgetPicks)["in_front"], .bool(true))
         XCTAssertEqual(loop.sync { handler.forgotten }, [getuid(), getuid()])
+        // The sender's companions read its personal settings again.
+        XCTAssertEqual(try client.request(.reloadSettings)["companions"]?.intValue, 1)
+        XCTAssertEqual(loop.sync { handler.reloadedSettings }, [getuid()])
 
         try client.sendRaw(Array("{\"cmd\":\"reboot\"}\n".utf8))
         let unknown = try client.readReply()
         XCTAssertEqual(unknown["ok"], .bool(false))
-        XCTAssertEqual(unknown["error"]?.stringValue, "unknown command \"reboot\" (commands: status, reload, pause, resume, monitor, forget-picks, companion, keymap, typed, untyped, waiting, pick, dismiss, focus, picks)")
+        XCTAssertEqual(unknown["error"]?.stringValue, "unknown command \"reboot\" (commands: status, reload, pause, resume, monitor, forget-picks, reload-settings, companion, keymap, typed, untyped, waiting, pick, dismiss, focus, picks, settings)")
 
         // monitor: root asked for content and gets it
         let monitor = try ControlClient(path: path)
@@ -204,6 +207,9 @@ final class ControlServerTests: XCTestCase {
         // ...but may have its own callout picks forgotten (its own only: the handler is told whose)
         XCTAssertEqual(runClient(uid: nobody, gid: nogroup, groups: [], request: ControlRequest.forgetPicks.line), .ok)
         XCTAssertEqual(loop.sync { handler.forgotten }, [nobody])
+        // ...and have its companions read its personal settings again
+        XCTAssertEqual(runClient(uid: nobody, gid: nogroup, groups: [], request: ControlRequest.reloadSettings.line), .ok)
+        XCTAssertEqual(loop.sync { handler.reloadedSettings }, [nobody])
         // nobody in the group: allowed, a status reply
         XCTAssertEqual(runClient(uid: nobody, gid: nogroup, groups: [group.gid]), .ok)
         // ...but a group member who asks for key content does not get it
@@ -542,6 +548,9 @@ final class FakeHandler: ControlHandler, @unchecked Sendable {
     var forgotten: [UInt32] = []
     var inFront: UInt32?
     func forgetPicks(of uid: UInt32) -> Bool { forgotten.append(uid); return uid == inFront }
+    /// Whose companions were to read their settings again.
+    var reloadedSettings: [UInt32] = []
+    func reloadSettings(of uid: UInt32) -> Int { reloadedSettings.append(uid); return 1 }
 }
 
 /// An engine on the loop thread typing a script with callouts, in chunks, with an observer;

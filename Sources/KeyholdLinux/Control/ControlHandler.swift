@@ -14,6 +14,8 @@ public protocol ControlHandler: AnyObject {
     /// `uid` asks that its callout picks be forgotten: the daemon's, if `uid` is the user in
     /// front; its companions'. Returns whether `uid` was in front.
     func forgetPicks(of uid: UInt32) -> Bool
+    /// `uid` asks that its companions read its personal settings again; how many were asked.
+    func reloadSettings(of uid: UInt32) -> Int
 }
 
 /// Where a session companion's requests go (`CompanionHub`): the control server frames them

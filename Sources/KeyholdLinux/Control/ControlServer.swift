@@ -443,8 +443,8 @@ public final class ControlServer {
             }
             companions.companion(companionRequest, from: client)
             return
-        case .forgetPicks:
-            break   // any user, for their own picks only
+        case .forgetPicks, .reloadSettings:
+            break   // any user, for their own picks and settings only
         default:
             guard client.role != .other else {
                 rejectedRequests += 1
@@ -482,6 +482,9 @@ public final class ControlServer {
         case .forgetPicks:
             let inFront = handler.forgetPicks(of: client.uid)
             okReply { $0.key("in_front"); $0.bool(inFront) }
+        case .reloadSettings:
+            let asked = handler.reloadSettings(of: client.uid)
+            okReply { $0.key("companions"); $0.int(asked) }
         case .monitor(let wantsContent):
             let content = wantsContent && authorization.mayReceiveContent(uid: client.uid)
             okReply {

@@ -16,6 +16,9 @@ import KeyholdKit
 ///     {"event":"locales","locales":["fr","de"],"order":"frequent"}   the configuration's callout
 ///                                                      locales and order (without: "locale")
 ///     {"event":"forget-picks"}                         its user ran `keyhold picks --clear`
+///     {"event":"settings","file":"/home/ana/.config/keyhold/config.toml"}   in force (or, with
+///                                                      "error", not: the system's are)
+///     {"event":"reload-settings"}                      its user ran `keyhold reload`
 ///
 /// `type`: type `text` once the desktop has delivered `after` of the virtual keyboard's key
 /// transitions since the previous character (or since `active`), the last of them written at
@@ -38,6 +41,11 @@ public enum CompanionEvent: Equatable, Sendable {
     case locales([String], order: CalloutOrder = .locale)
     /// Its user asked that their callout picks be forgotten: it forgets them and their file.
     case forgetPicks
+    /// The personal settings it sent are in force (`error` nil), or are not because of `error`
+    /// (file, line, key): the system's are.
+    case settings(file: String, error: String?)
+    /// Its user asked that their personal settings be read again (`keyhold reload`).
+    case reloadSettings
 
     /// Writes the event's line, with its newline, into `w` (emptied first).
     public func encode(into w: inout JSONWriter) {
@@ -69,6 +77,13 @@ public enum CompanionEvent: Equatable, Sendable {
             w.beginObject(); w.key("event"); w.rawString("active")
         case .forgetPicks:
             w.beginObject(); w.key("event"); w.rawString("forget-picks")
+        case .reloadSettings:
+            w.beginObject(); w.key("event"); w.rawString("reload-settings")
+        case .settings(let file, let error):
+            w.beginObject()
+            w.key("event"); w.rawString("settings")
+            w.key("file"); w.string(file)
+            if let error { w.key("error"); w.string(error) }
         case .locales(let locales, let order):
             w.beginObject()
             w.key("event"); w.rawString("locales")
@@ -133,6 +148,10 @@ public enum CompanionEvent: Equatable, Sendable {
             }
         case "active": self = .active
         case "forget-picks": self = .forgetPicks
+        case "reload-settings": self = .reloadSettings
+        case "settings":
+            guard let file = value["file"]?.stringValue else { throw .malformed("a settings event needs the file") }
+            self = .settings(file: file, error: value["error"]?.stringValue)
         case "locales":
             guard let locales = value["locales"]?.arrayValue?.compactMap(\.stringValue), !locales.isEmpty else {
                 throw .malformed("a locales event needs the locales")

@@ -10,6 +10,7 @@ import KeyholdKit
 ///     {"cmd":"waiting","id":7}   {"cmd":"pick","index":3}   {"cmd":"dismiss"}
 ///     {"cmd":"focus","app":["xterm","XTerm"],"field":"terminal"}
 ///     {"cmd":"picks","picks":{"é":12,"ñ":3}}
+///     {"cmd":"settings","file":"/home/ana/.config/keyhold/config.toml","text":"[gestures]\n..."}
 public enum CompanionRequest: Equatable, Sendable {
     /// Takes the companion role; answered `accepted` or `refused`.
     case hello(CompanionHello)
@@ -32,9 +33,12 @@ public enum CompanionRequest: Equatable, Sendable {
     /// The user's callout picks, as their companion keeps them (`CalloutPicks`; sent when taken
     /// and when its session comes in front): at most `CalloutPicks.capacity` candidates.
     case picks([String: Int])
+    /// The user's personal settings file and its text (nil: there is none), sent when its session
+    /// comes in front and when the user reloads them: at most `maximumPersonalFileSize` bytes.
+    case settings(file: String, text: String?)
 
     /// The `cmd` names a companion sends.
-    public static let commands = ["companion", "keymap", "typed", "untyped", "waiting", "pick", "dismiss", "focus", "picks"]
+    public static let commands = ["companion", "keymap", "typed", "untyped", "waiting", "pick", "dismiss", "focus", "picks", "settings"]
 
     /// Reads a request whose `cmd` is one of `commands`.
     public init(json value: JSONValue, command: String) throws(ControlProtocolError) {
@@ -86,6 +90,16 @@ public enum CompanionRequest: Equatable, Sendable {
                 picks[candidate] = n
             }
             self = .picks(picks)
+        case "settings":
+            guard let file = value["file"]?.stringValue, file.hasPrefix("/"), file.utf8.count <= 4096, file.isPrintable else {
+                throw .malformed("malformed request: \"file\" must be the settings file's absolute path")
+            }
+            let text = value["text"]
+            guard text == nil || text?.stringValue != nil else { throw .malformed("malformed request: \"text\" must be a string") }
+            guard (text?.stringValue?.utf8.count ?? 0) <= ConfigurationLoader.maximumPersonalFileSize else {
+                throw .malformed("malformed request: the settings are larger than \(ConfigurationLoader.maximumPersonalFileSize / 1024) KiB")
+            }
+            self = .settings(file: file, text: text?.stringValue)
         default:
             throw .unknownCommand("not a companion request: \"\(command)\"")
         }
@@ -132,6 +146,12 @@ public enum CompanionRequest: Equatable, Sendable {
             w.key("picks"); w.beginObject()
             for (candidate, count) in CalloutPicks(counts: picks).sorted { w.key(candidate); w.int(count) }
             w.endObject()
+        case .settings(let file, let text):
+            w = JSONWriter(capacity: (text?.utf8.count ?? 0) + file.utf8.count + 64)
+            w.beginObject()
+            w.key("cmd"); w.rawString("settings")
+            w.key("file"); w.string(file)
+            if let text { w.key("text"); w.string(text) }
         }
         w.endObject()
         w.newline()

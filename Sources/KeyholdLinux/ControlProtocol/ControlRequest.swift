@@ -13,6 +13,8 @@ import KeyholdKit
 //                                        client goes away; without content, the notices only.
 //   {"cmd":"forget-picks"}            -> {"ok":true,"in_front":true|false}: any user, for their
 //                                        own callout picks (their companions forget them too)
+//   {"cmd":"reload-settings"}         -> {"ok":true,"companions":N}: any user: their companions
+//                                        read their personal settings again and hand them over
 //   the session companion's requests and the daemon's events: `CompanionRequest`, `CompanionEvent`
 //   (a companion's keymap is one line: up to 512 KiB).
 // Errors: {"ok":false,"error":"..."}; a line over its limit gets the error and the connection is
@@ -22,11 +24,13 @@ public enum ControlRequest: Equatable, Sendable {
     case status, reload, pause, resume
     /// The sender's callout picks are forgotten (`keyhold picks --clear`).
     case forgetPicks
+    /// The sender's companions read its personal settings again (`keyhold reload` as a user).
+    case reloadSettings
     case monitor(content: Bool)
     /// A session companion's request.
     case companion(CompanionRequest)
 
-    public static let commands = ["status", "reload", "pause", "resume", "monitor", "forget-picks"] + CompanionRequest.commands
+    public static let commands = ["status", "reload", "pause", "resume", "monitor", "forget-picks", "reload-settings"] + CompanionRequest.commands
 
     /// Parses one request line (without its newline).
     public init<C: Collection>(line: C) throws(ControlProtocolError) where C.Element == UInt8 {
@@ -41,6 +45,7 @@ public enum ControlRequest: Equatable, Sendable {
         case "pause": self = .pause
         case "resume": self = .resume
         case "forget-picks": self = .forgetPicks
+        case "reload-settings": self = .reloadSettings
         case "monitor":
             let content = value["content"]
             guard content == nil || content?.boolValue != nil || content == .null else {
@@ -63,6 +68,7 @@ public enum ControlRequest: Equatable, Sendable {
         case .pause: return "{\"cmd\":\"pause\"}\n"
         case .resume: return "{\"cmd\":\"resume\"}\n"
         case .forgetPicks: return "{\"cmd\":\"forget-picks\"}\n"
+        case .reloadSettings: return "{\"cmd\":\"reload-settings\"}\n"
         case .monitor(let content): return "{\"cmd\":\"monitor\",\"content\":\(content)}\n"
         case .companion(let request): return request.line
         }

@@ -19,7 +19,7 @@ extension KeyholdDaemon {
             Log.error("reload failed, keeping the running configuration: \(error)")
             return .failed("\(error)")
         }
-        if new == configuration && newNames == layoutNames {
+        if new == hub.systemConfiguration && newNames == layoutNames {
             // Nothing to rebuild: keys held right now stay held.
             Log.info("reloaded configuration from \(source): unchanged")
             configurationSource = source
@@ -28,8 +28,8 @@ extension KeyholdDaemon {
         // Keys passed through and held (a Shift) stay held across the reload, and the layer and
         // locale stay; what the old engine itself held is let go.
         let held = engine.handOver()
-        configuration = new
-        hub.configuration = new
+        hub.systemConfiguration = new   // the system's alone until the personal settings in force are laid again
+        configuration = hub.configuration
         layout = newLayout
         layoutNames = newNames
         outputQueue.pacing.paceMicroseconds = new.output.paceMicroseconds
@@ -42,5 +42,17 @@ extension KeyholdDaemon {
         Log.info("reloaded configuration from \(source) (layout \(layoutNames.layoutName))")
         configurationSource = source
         return .reloaded(source: source)
+    }
+
+    /// The hub laid the personal settings of the user in front over the system's, or took them
+    /// off (another user in front, an error in theirs): a new engine takes over what the old one
+    /// held, as on a reload. Their devices, output and keyboards are the system's: nothing else
+    /// changes.
+    func applyPersonalSettings() {
+        guard hub.configuration != configuration, engine != nil else { return }
+        let held = engine.handOver()
+        configuration = hub.configuration
+        buildEngine()
+        engine.takeOver(held)
     }
 }

@@ -69,6 +69,7 @@ extension KeyholdDaemon {
     /// that session understands, with its layout, under the rules of the application in front.
     /// Nothing of the focus is logged: `keyhold status` shows it.
     func applySession() {
+        applyPersonalSettings()
         let settings = hub.settings
         if let before = appliedSettings, settings != before {
             appliedSettings = settings
@@ -116,6 +117,7 @@ extension KeyholdDaemon: ControlHandler {
             keyboards: devices.summaries.map { .init(path: $0.path, name: $0.name, id: $0.id, grabbed: $0.grabbed) },
             extra: application
                  + [("session companion", control == nil ? "none (no control socket)" : hub.statusLine),
+                    ("settings", hub.settingsLine),
                     ("companion round trip", outputQueue.companionRoundTrip.map {
                         "p50 \(KeyholdDaemon.milliseconds($0.p50)), p99 \(KeyholdDaemon.milliseconds($0.p99)) (\($0.count) characters)"
                     } ?? "none yet"),
@@ -143,6 +145,8 @@ extension KeyholdDaemon: ControlHandler {
         engine.isPaused = false
         Log.info("resumed")
     }
+
+    public func reloadSettings(of uid: UInt32) -> Int { hub.reloadSettings(of: uid) }
 
     public func forgetPicks(of uid: UInt32) -> Bool {
         hub.forgetPicks(of: uid)

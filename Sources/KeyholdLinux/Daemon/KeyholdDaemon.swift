@@ -15,6 +15,8 @@ public final class KeyholdDaemon {
     /// Loads the configuration again on SIGHUP: the configuration and where it came from.
     public typealias Reloader = () throws -> (configuration: KeyholdConfiguration, source: String)
 
+    /// The configuration in force: the system's (the file's, or the embedded default), with the
+    /// personal settings of the user in front laid over it (`hub.configuration`).
     public internal(set) var configuration: KeyholdConfiguration
     /// The running engine (rebuilt on reload); nil before `run()`.
     public internal(set) var engine: KeyholdEngine!

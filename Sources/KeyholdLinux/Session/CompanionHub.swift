@@ -23,8 +23,8 @@ public protocol CompanionHubDelegate: AnyObject {
 ///
 /// Distrust (docs/SECURITY.md): a companion serves one logind session (`LogindSessions`), and
 /// what it asks is checked against the session in front at every request; its keymap is bounded
-/// and compiled off the input thread (`KeymapCompiler`); one that keeps missing its deadlines is
-/// benched (`CompanionMisses`).
+/// and compiled off the input thread, as its user's personal settings are laid over the system's
+/// (`CompanionWorker`); one that keeps missing its deadlines is benched (`CompanionMisses`).
 public final class CompanionHub: CompanionEndpoint, EngineObserver {
     /// A keymap of four layouts is about 80 KB as xkbcommon writes it.
     public static let maximumKeymapBytes = 256 * 1024
@@ -44,14 +44,24 @@ public final class CompanionHub: CompanionEndpoint, EngineObserver {
     /// What has the keyboard focus in the session in front, as its companion says (unknown
     /// without one).
     public private(set) var focus = ApplicationFocus.unknown
-    /// The running configuration, whose `[apps."GLOB"]` rules follow the focus (the daemon sets
-    /// it at each reload). Companions are told its callout locales and order when they change.
-    public var configuration: KeyholdConfiguration {
+    /// The system's configuration (the daemon sets it at start and at each reload).
+    public var systemConfiguration: KeyholdConfiguration {
+        didSet { if systemConfiguration != oldValue { layPersonalSettings() } }
+    }
+    /// The configuration in force: the system's, with the personal settings of the user in front
+    /// laid over it once they are (`layPersonalSettings`; the delegate is told). Its
+    /// `[apps."GLOB"]` rules follow the focus; companions are told its callout locales and order
+    /// when they change.
+    public private(set) var configuration: KeyholdConfiguration {
         didSet {
             guard configuration.calloutsEvent != oldValue.calloutsEvent else { return }
             for case let connection? in companions.map(\.connection) { send(configuration.calloutsEvent, to: connection) }
         }
     }
+    /// The personal settings in force, or being laid (nil: the system's alone).
+    private var personal: PersonalSettingsLayer?
+    /// What `keyhold status` says of the settings in force.
+    public private(set) var settingsLine = "the system's"
 
     /// What is in force for the application in front (docs/ARCHITECTURE.md, Applications).
     public var settings: ApplicationSettings { ApplicationSettings(configuration: configuration, focus: focus) }
@@ -71,10 +81,10 @@ public final class CompanionHub: CompanionEndpoint, EngineObserver {
     private var misses = CompanionMisses()
     private var benchTimer: DeadlineTimer?
     /// Made for the first keymap.
-    private var keymapCompiler: KeymapCompiler?
-    private var keymaps: KeymapCompiler? {
-        if keymapCompiler == nil { keymapCompiler = KeymapCompiler(watcher: loop) }
-        return keymapCompiler
+    private var workerThread: CompanionWorker?
+    private var worker: CompanionWorker? {
+        if workerThread == nil { workerThread = CompanionWorker(watcher: loop) }
+        return workerThread
     }
     private var openCallout: OpenCallout?
     private var pendingCallouts: [(event: CalloutEvent, time: Timestamp)] = []
@@ -89,6 +99,7 @@ public final class CompanionHub: CompanionEndpoint, EngineObserver {
     public init(output: OutputQueue, loop: EventLoop, configuration: KeyholdConfiguration) {
         self.output = output
         self.loop = loop
+        self.systemConfiguration = configuration
         self.configuration = configuration
         output.onCompanionTimeout = { [unowned self] companion in
             guard let companion = companion as? SessionCompanion else { return }
@@ -146,6 +157,9 @@ public final class CompanionHub: CompanionEndpoint, EngineObserver {
             delegate?.companionHubChanged(self)
         case .picks(let picks):
             if companion === active { delegate?.companionHub(self, picks: picks) }
+        case .settings(let file, let text):
+            companion.personalSettings = PersonalSettings(file: file, text: text)
+            layPersonalSettings()
         default:
             break
         }
@@ -191,7 +205,7 @@ public final class CompanionHub: CompanionEndpoint, EngineObserver {
         guard let companion = companionOf.removeValue(forKey: ObjectIdentifier(connection)) else { return }
         companion.connection = nil
         companions.removeAll { $0 === companion }
-        keymapCompiler?.cancel(owner: ObjectIdentifier(companion))
+        workerThread?.cancel(owner: ObjectIdentifier(companion))
         output.companionGone(companion)
         Log.info("\(companion) disconnected")
         apply()
@@ -209,12 +223,17 @@ public final class CompanionHub: CompanionEndpoint, EngineObserver {
             server.refused(connection, "keymap names files to include: send the keymap as xkbcommon writes it")
             return
         }
-        guard let keymaps else { send(.error("keymaps cannot be compiled now"), to: connection); return }
-        let excluded = Set(temporaryKeycodes.map { KeyCode(UInt16($0 - 8)) })
-        keymaps.compile(.init(owner: ObjectIdentifier(companion), text: keymap, source: "keyhold-session pid \(companion.pid)",
-                              excluded: excluded) { [weak self, weak companion] outcome in
+        guard let worker else { send(.error("keymaps cannot be compiled now"), to: connection); return }
+        let excluded = Set(temporaryKeycodes.map { KeyCode(UInt16($0 - 8)) }), source = "keyhold-session pid \(companion.pid)"
+        worker.run(owner: ObjectIdentifier(companion), kind: "keymap", { () -> CompiledKeymap in
+            do throws(XKBLayout.Error) {
+                return CompiledKeymap(outcome: .success(try XKBLayout(keymapText: keymap, source: source, excluding: excluded)))
+            } catch {
+                return CompiledKeymap(outcome: .failure(error))
+            }
+        }) { [weak self, weak companion] compiled in
             guard let self, let companion, let connection = companion.connection else { return }
-            switch outcome {
+            switch compiled.outcome {
             case .success(let layout):
                 // In front when it was sent, perhaps not now: kept for its session either way.
                 self.layouts[Self.sessionKey(of: companion)] = (layout, "\(layout.names)")
@@ -224,7 +243,63 @@ public final class CompanionHub: CompanionEndpoint, EngineObserver {
             case .failure(let error):
                 self.server?.refused(connection, error.description)
             }
-        })
+        }
+    }
+
+    // MARK: - Personal settings
+
+    /// Lays the personal settings of the companion in front over the system's, off the input
+    /// thread; until they are laid (and when there are none, or they have an error) the system's
+    /// are in force. The companion is told the outcome, with the error (file, line, key), which
+    /// is not logged: it is the user's own text.
+    func layPersonalSettings() {
+        let wanted = active.flatMap { companion in
+            companion.personalSettings.map { PersonalSettingsLayer(companion: ObjectIdentifier(companion), settings: $0, system: systemConfiguration) }
+        }
+        guard wanted != personal else {
+            if wanted == nil && configuration != systemConfiguration { configuration = systemConfiguration }
+            return
+        }
+        personal = wanted
+        if configuration != systemConfiguration { configuration = systemConfiguration }
+        settingsLine = "the system's"
+        guard let wanted, let active, let text = wanted.settings.text, let worker else { return }
+        let system = systemConfiguration, file = wanted.settings.file
+        worker.run(owner: ObjectIdentifier(active), kind: "settings", { () -> Result<KeyholdConfiguration, ConfigurationError> in
+            do throws(ConfigurationError) {
+                return .success(try ConfigurationLoader.load(personal: text, file: file, over: system))
+            } catch {
+                return .failure(error)
+            }
+        }) { [weak self, weak active] outcome in
+            guard let self, let active, self.personal == wanted else { return }   // another user, or newer settings, since
+            switch outcome {
+            case .success(let layered):
+                self.configuration = layered
+                self.settingsLine = "\(file) of uid \(active.uid), over the system's"
+                Log.info("\(active): its user's personal settings are in force")
+                if let connection = active.connection { self.send(.settings(file: file, error: nil), to: connection) }
+            case .failure:
+                Log.notice("\(active): its user's personal settings have an error; the system's are in force")
+                self.settingsLine = "the system's (\(file) of uid \(active.uid) has an error)"
+                if case .failure(let error) = outcome, let connection = active.connection {
+                    self.send(.settings(file: file, error: error.description), to: connection)
+                }
+            }
+            self.delegate?.companionHubChanged(self)
+        }
+    }
+
+    /// `uid`'s companions read its personal settings again (`keyhold reload` as that user); how
+    /// many were asked.
+    public func reloadSettings(of uid: UInt32) -> Int {
+        var asked = 0
+        for companion in companions where companion.uid == uid {
+            guard let connection = companion.connection else { continue }
+            send(.reloadSettings, to: connection)
+            asked += 1
+        }
+        return asked
     }
 
     /// Whether keymap text includes other files: an `include` statement, or one of the merge
@@ -278,6 +353,7 @@ public final class CompanionHub: CompanionEndpoint, EngineObserver {
             if let newest, let open = openCallout, let connection = newest.connection { server?.enqueue(connection, open.lines(), now: true) }
             Log.info("session companion: " + (newest.map { "\($0)" } ?? "none for \(target)"))
         }
+        layPersonalSettings()
         delegate?.companionHubChanged(self)
     }
 
@@ -391,6 +467,12 @@ public final class CompanionHub: CompanionEndpoint, EngineObserver {
         guard let connection = active?.connection else { return }
         for (event, time) in pendingCallouts { send(.callout(event, at: time), to: connection) }
     }
+}
+
+/// A layout made on the companions' worker, used on the loop's thread only once handed over
+/// (it keeps a cache of keystrokes, so it is not `Sendable` itself).
+private struct CompiledKeymap: @unchecked Sendable {
+    let outcome: Result<XKBLayout, XKBLayout.Error>
 }
 
 private extension KeyholdConfiguration {

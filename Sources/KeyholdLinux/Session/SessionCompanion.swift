@@ -18,6 +18,8 @@ public final class SessionCompanion: OutputCompanion, CustomStringConvertible {
     public var restartedWhenGone: Bool { hello.capabilities.contains(.restartedWhenGone) }
     /// Its connection, while open.
     weak var connection: ControlConnection?
+    /// Its user's personal settings, as it last handed them over.
+    var personalSettings: PersonalSettings?
     private weak var hub: CompanionHub?
 
     init(uid: UInt32, pid: Int32, session: String?, hello: CompanionHello, hub: CompanionHub?) {
