@@ -526,6 +526,88 @@ picks_check() {
   wait_log 10 "reloaded configuration from" $((reloads + 1))
   rm -f "$picks"
 }
+# personal_settings_check GTKFILE: two users, each with settings of their own
+# (~/.config/keyhold/config.toml): kuser's German callouts and an 800 ms hold in its X session on
+# VT 7, kuser2's Polish callouts in an X session of its own on VT 9 (a second Xorg, its own GTK
+# entry and companion). Each gets exactly theirs as the seat switches between them; a broken file
+# of kuser2's leaves kuser2 the system's settings and kuser theirs.
+personal_settings_check() {
+  local gtk=$1 gtk2=$E2E_WORK/gtk2.txt kuid uid2 ks2 out=$E2E_WORK/settings.out
+  kuid=$(id -u kuser); uid2=$(id -u kuser2)
+  runuser -u kuser -- sh -c 'mkdir -p ~/.config/keyhold && printf "[gestures]\nlong_press_ms = 800\n[callouts]\nlocales = [\"de\"]\n" > ~/.config/keyhold/config.toml'
+  runuser -u kuser -- env HOME=/home/kuser "$KEYHOLD" check > "$out" 2>&1
+  check "keyhold check (as kuser) checks kuser's settings over the system's" \
+    grep -qx "/home/kuser/.config/keyhold/config.toml: ok (your settings, over the system's)" "$out"
+  runuser -u kuser -- env HOME=/home/kuser "$KEYHOLD" reload > "$out" 2>&1
+  check "keyhold reload (as kuser) has kuser's companion hand them over" grep -q "go to the daemon through your keyhold-session" "$out"
+  check "kuser's settings are in force" wait_log 10 "uid $kuid (x11): its user's personal settings are in force"
+  check "GTK entry focused (kuser's settings)" focus keyhold-gtk
+  clear gtk "$gtk"; src_send kb "d a" "t 600" "u a" "t 50" "d KEY_1" "u KEY_1"
+  cell "$TARGET" gtk us "kuser (800 ms): a held 600 ms, 1 -> a1" a1 "$gtk"
+  clear gtk "$gtk"; src_send kb "d a" "t 1100" "u a" "t 50" "d KEY_1" "u KEY_1"
+  cell "$TARGET" gtk us "kuser (de): a held 1.1 s, 1 -> ä" ä "$gtk"
+
+  # kuser2's X session on VT 9, its display :1
+  systemd-run --unit=kuser2-x11 -p PAMName=login -p User=kuser2 -p TTYPath=/dev/tty9 -p StandardInput=tty \
+    -E XDG_SESSION_TYPE=x11 -E XDG_SESSION_CLASS=user /bin/sleep infinity > /dev/null 2>&1
+  check "logind: kuser2's x11 session on VT 9" wait_until 20 eval "loginctl list-sessions --no-legend | grep -q 'kuser2.*tty9'"
+  Xorg :1 -config "$xconf" -noreset -nolisten tcp -sharevts -novtswitch vt10 \
+    -logfile "$E2E_OUT/Xorg.1.log" > "$E2E_WORK/xorg1.out" 2>&1 &
+  E2E_PIDS+=("$!")
+  check "kuser2's Xorg started" wait_until 30 env DISPLAY=:1 xdotool getdisplaygeometry
+  DISPLAY=:1 setxkbmap us
+  DISPLAY=:1 /usr/bin/python3 "$HERE/gtk-entry.py" "$gtk2" keyhold-gtk2 > "$E2E_WORK/gtk2.out" 2>&1 &
+  E2E_PIDS+=("$!")
+  check "kuser2's GTK entry started" wait_until 60 grep -q ready "$E2E_WORK/gtk2.out"
+  runuser -u kuser2 -- sh -c 'mkdir -p ~/.config/keyhold && printf "[callouts]\nlocales = [\"pl\"]\n" > ~/.config/keyhold/config.toml'
+  ks2=$(dirname "$KEYHOLD")/keyhold-session
+  runuser -u kuser2 -- env DISPLAY=:1 HOME=/home/kuser2 XDG_RUNTIME_DIR="/run/user/$uid2" KEYHOLD_DEBUG=1 "$ks2" \
+    > "$E2E_OUT/ks-kuser2-settings.log" 2>&1 &
+  E2E_PIDS+=("$!")
+  chvt 9
+  check "VT 9: kuser2's companion in front" wait_log 20 "session companion: keyhold-session pid .* of uid $uid2 (x11)"
+  check "kuser2's settings are in force" wait_log 10 "uid $uid2 (x11): its user's personal settings are in force"
+  check "kuser2's GTK entry focused" env DISPLAY=:1 xdotool search --sync --name keyhold-gtk2 windowfocus --sync
+  clear gtk "$gtk2"; src_send kb "d a" "t 600" "u a" "t 50" "d KEY_1" "u KEY_1"
+  cell "$TARGET" gtk2 us "kuser2 (pl): a held 600 ms, 1 -> ą" ą "$gtk2"
+
+  # Back to kuser: theirs again.
+  chvt 7
+  check "VT 7: kuser's companion in front" wait_log 10 "session companion: keyhold-session pid .* of uid $kuid (x11)"
+  check "kuser's settings in force again" wait_log 10 "uid $kuid (x11): its user's personal settings are in force" 2
+  check "GTK entry focused (kuser again)" focus keyhold-gtk
+  clear gtk "$gtk"; src_send kb "d a" "t 1100" "u a" "t 50" "d KEY_1" "u KEY_1"
+  cell "$TARGET" gtk us "kuser again (de): a held 1.1 s, 1 -> ä" ä "$gtk"
+
+  # kuser2's file broken: keyhold reload (as kuser2) says where; in front, kuser2 has the system's.
+  runuser -u kuser2 -- sh -c 'printf "[callouts]\nlocale = [\"pl\"]\n" > ~/.config/keyhold/config.toml'
+  local rc=0
+  runuser -u kuser2 -- env HOME=/home/kuser2 "$KEYHOLD" reload > "$out" 2>&1 || rc=$?
+  check "keyhold reload (as kuser2) names the broken file's line and key (exit 2)" \
+    eval "[ $rc -eq 2 ] && grep -q '^/home/kuser2/.config/keyhold/config.toml:2: callouts.locale: expected a table' '$out'"
+  chvt 9
+  check "VT 9 again: kuser2's broken settings are not in force" wait_log 10 "uid $uid2 (x11): its user's personal settings have an error"
+  check "kuser2's companion says why" wait_until 10 grep -q "config.toml:2: callouts.locale" "$E2E_OUT/ks-kuser2-settings.log"
+  check "kuser2's GTK entry focused (broken settings)" env DISPLAY=:1 xdotool search --sync --name keyhold-gtk2 windowfocus --sync
+  clear gtk "$gtk2"; src_send kb "d a" "t 600" "u a" "t 50" "d KEY_1" "u KEY_1"
+  cell "$TARGET" gtk2 us "kuser2 (broken file: the system's en): a, 1 -> à" à "$gtk2"
+  chvt 7
+  check "VT 7: kuser's settings untouched by kuser2's broken file" wait_log 10 "uid $kuid (x11): its user's personal settings are in force" 3
+  check "GTK entry focused (kuser, after kuser2's broken file)" focus keyhold-gtk
+  clear gtk "$gtk"; src_send kb "d a" "t 600" "u a" "t 50" "d KEY_1" "u KEY_1"
+  cell "$TARGET" gtk us "kuser (800 ms) after kuser2's broken file: a1" a1 "$gtk"
+
+  # The rest of the phase with the system's settings.
+  pkill -u kuser2 -f keyhold-session; pkill -f "gtk-entry.py $gtk2"
+  kill "$(pgrep -f 'Xorg :1 ')" 2> /dev/null
+  systemctl stop kuser2-x11.service
+  rm -f /home/kuser/.config/keyhold/config.toml
+  runuser -u kuser -- env HOME=/home/kuser "$KEYHOLD" reload > /dev/null 2>&1
+  local connected; connected=$(log_count "keyhold-session pid .* of uid $kuid (x11) connected")
+  kuser_ctl restart keyhold-session.service
+  check "kuser's companion back with the system's settings" \
+    wait_log 20 "keyhold-session pid .* of uid $kuid (x11) connected" $((connected + 1))
+}
 # atspi_diagnose NAME: what AT-SPI shows of kuser's session, and its accessibility bus processes,
 # in $E2E_OUT/atspi-NAME.txt
 atspi_diagnose() {
@@ -870,6 +952,9 @@ EOF
   check "the refused companion got nothing to type" eval "! grep -q 'type request' '$E2E_OUT/ks-kuser2.log'"
   kill "$ks_pid" 2>/dev/null
 
+  # ---- two users, each their own settings
+  personal_settings_check "$gtk"
+
   # ---- another VT: keys go to the console; the x11 session's companion gets nothing
   local before
   before=$(ks_requests)
@@ -886,10 +971,11 @@ EOF
   check "GTK entry focused (kill test)" focus keyhold-gtk
   clear gtk "$gtk"; src_send kb "d KEY_F2" "u KEY_F2"
   sleep 0.4
+  local connected; connected=$(log_count "keyhold-session pid .* of uid $kuid (x11) connected")
   kuser_ctl kill --signal=KILL keyhold-session.service
   cell "$TARGET" gtk us "companion killed mid-text" "$LONG_TEXT" "$gtk" yes 40
   check "the daemon saw the companion go" wait_log 5 "keyhold-session pid .* disconnected"
-  check "systemd restarts it and it connects again" wait_log 20 "keyhold-session pid .* of uid $kuid (x11) connected" 2
+  check "systemd restarts it and it connects again" wait_log 20 "keyhold-session pid .* of uid $kuid (x11) connected" $((connected + 1))
   kuser_ctl stop keyhold-session.service
   check "the companion gave the spare keycodes back on stop" wait_until 10 eval "ks_journal | grep -q 'stopping; the keymap is as the desktop made it'"
 
