@@ -268,11 +268,12 @@ public final class KeyholdDaemon {
 
     /// Makes the search's table for the configured callout locales on a thread of its own (15-30 ms
     /// of parsing natively, +6-10 MB), so that the first search finds it made rather than parse it
-    /// on the input thread; a search opened before it is done waits for it.
+    /// on the input thread; a search opened before it is done waits for it, so the thread has the
+    /// ordinary priority (an idle one could be starved while the input thread waited).
     private func prepareSearch() {
         let locales = configuration.callouts.locales
         searchPreparation?.join()
-        searchPreparation = WorkerThread(name: "keyhold-search", idle: true) { _ = CharacterSearchIndex.localized(locales) }
+        searchPreparation = WorkerThread(name: "keyhold-search") { _ = CharacterSearchIndex.localized(locales) }
     }
 
     /// The engine saw Backspace, Escape and Enter held: the daemon ends if one keyboard holds

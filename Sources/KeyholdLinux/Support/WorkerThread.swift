@@ -3,8 +3,8 @@ import Glibc
 import KeyholdKit
 
 /// A joinable pthread running one closure: feedback's sound, reopening feedback devices, the
-/// keymap check.
-final class WorkerThread {
+/// keymap check, the search's tables.
+public final class WorkerThread {
     private var thread = pthread_t()
     private var joined = false
 
@@ -19,7 +19,7 @@ final class WorkerThread {
     /// system refuses a thread. A thread starts as an ordinary one (the daemon's real-time
     /// priority is reset for the threads it makes); an `idle` one asks for SCHED_IDLE, to run
     /// only when nothing else wants the CPU (keyhold.service's system call filter refuses it).
-    init?(name: String, idle: Bool = false, _ body: @escaping () -> Void) {
+    public init?(name: String, idle: Bool = false, _ body: @escaping () -> Void) {
         let context = Unmanaged.passRetained(Body(name: name, idle: idle, body)).toOpaque()
         let rc = pthread_create(&thread, nil, { raw in
             let body = Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue()
@@ -34,7 +34,7 @@ final class WorkerThread {
         }
     }
 
-    func join() {
+    public func join() {
         guard !joined else { return }
         joined = true
         pthread_join(thread, nil)
