@@ -10,7 +10,7 @@ struct Keyhold: ParsableCommand {
         version: KeyholdVersion.current,
         subcommands: [RunCommand.self, DevicesCommand.self, SimulateCommand.self, CheckCommand.self, ComposeFileCommand.self,
                       StatusCommand.self, ReloadCommand.self, PauseCommand.self, ResumeCommand.self, MonitorCommand.self,
-                      FeedbackCommand.self, PicksCommand.self]
+                      FeedbackCommand.self, PicksCommand.self, SetCommand.self]
     )
 
     /// ArgumentParser's entry, after a mark for `keyhold run`'s start timeline: the time before

@@ -534,7 +534,10 @@ picks_check() {
 personal_settings_check() {
   local gtk=$1 gtk2=$E2E_WORK/gtk2.txt kuid uid2 ks2 out=$E2E_WORK/settings.out
   kuid=$(id -u kuser); uid2=$(id -u kuser2)
-  runuser -u kuser -- sh -c 'mkdir -p ~/.config/keyhold && printf "[gestures]\nlong_press_ms = 800\n[callouts]\nlocales = [\"de\"]\n" > ~/.config/keyhold/config.toml'
+  runuser -u kuser -- sh -c 'mkdir -p ~/.config/keyhold && printf "# mine\n[callouts]\nlocales = [\"de\"]\n" > ~/.config/keyhold/config.toml'
+  runuser -u kuser -- env HOME=/home/kuser "$KEYHOLD" set gestures.long_press_ms 800 > "$out" 2>&1
+  check "keyhold set (as kuser) adds a line to kuser's file, keeping the rest" \
+    eval "grep -q '^gestures.long_press_ms = 800 in /home/kuser/.config/keyhold/config.toml' '$out' && grep -qx 'long_press_ms = 800' /home/kuser/.config/keyhold/config.toml && grep -qx '# mine' /home/kuser/.config/keyhold/config.toml"
   runuser -u kuser -- env HOME=/home/kuser "$KEYHOLD" check > "$out" 2>&1
   check "keyhold check (as kuser) checks kuser's settings over the system's" \
     grep -qx "/home/kuser/.config/keyhold/config.toml: ok (your settings, over the system's)" "$out"

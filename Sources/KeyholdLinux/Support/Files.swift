@@ -73,7 +73,7 @@ func expandingTilde(_ path: String) -> String {
 /// directory where there is none. A symbolic link (a user's dotfiles) is followed, as KDE's own
 /// writes follow it: the file it names is replaced, the link stays. Runs as the file's user only.
 /// `durable`: on disk before the rename (fsync), for what must survive a crash.
-func replaceFile(_ link: String, with text: String, durable: Bool = true) throws(SystemError) {
+public func replaceFile(_ link: String, with text: String, durable: Bool = true) throws(SystemError) {
     var path = link
     if let resolved = realpath(link, nil) {
         path = String(cString: resolved)
