@@ -8,7 +8,7 @@ import KeyholdLinux
 enum PersonalSettingsFile {
     /// The file and its text; nil when there is none. One that cannot be read exits 2.
     static func read() -> (file: String, text: String)? {
-        guard let file = PersonalSettings.path(environment: { getenv($0).map { String(cString: $0) } }) else { return nil }
+        guard let file = PersonalSettings.path(environment: environment) else { return nil }
         do throws(FileReadError) {
             return (file, try readWholeTextFile(file, limit: ConfigurationLoader.maximumPersonalFileSize))
         } catch .system(.noSuchFileOrDirectory) {

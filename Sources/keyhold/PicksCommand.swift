@@ -17,7 +17,7 @@ struct PicksCommand: ParsableCommand {
     @OptionGroup var control: ControlOptions
 
     func run() throws {
-        guard let path = PicksFile.path(environment: { getenv($0).map { String(cString: $0) } }) else {
+        guard let path = PicksFile.path(environment: environment) else {
             fail("no home directory ($HOME) to keep picks in")
         }
         let file = PicksFile(path: path)

@@ -26,7 +26,7 @@ struct SetCommand: ParsableCommand {
         guard getuid() != 0 else {
             fail("run it as the user whose settings it changes (the system's are \(ConfigurationLoader.systemPath))", status: 2)
         }
-        guard let file = PersonalSettings.path(environment: { getenv($0).map { String(cString: $0) } }) else {
+        guard let file = PersonalSettings.path(environment: environment) else {
             fail("no home directory ($HOME) to keep settings in", status: 2)
         }
         guard let path = TOMLPath.parse(setting), path.count >= 2,

@@ -24,6 +24,9 @@ final class PicksFileTests: XCTestCase {
         XCTAssertEqual(PicksFile.path { ["HOME": "/home/ana", "XDG_STATE_HOME": "relative"][$0] }, "/home/ana/.local/state/keyhold/picks",
                        "a relative XDG directory is ignored, as the specification says")
         XCTAssertNil(PicksFile.path { _ in nil })
+        XCTAssertEqual(PersonalSettings.path { ["HOME": "/home/ana"][$0] }, "/home/ana/.config/keyhold/config.toml")
+        XCTAssertEqual(PersonalSettings.path { ["HOME": "/home/ana", "XDG_CONFIG_HOME": "/cfg"][$0] }, "/cfg/keyhold/config.toml")
+        XCTAssertNil(PersonalSettings.path { ["HOME": "relative"][$0] })
     }
 
     /// Picks are written at once (its directory made, private), the most picked first; another

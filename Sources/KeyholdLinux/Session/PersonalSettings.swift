@@ -12,9 +12,7 @@ public struct PersonalSettings: Equatable, Sendable {
 
     /// The user's file, from the XDG base directory variables (`environment`: getenv); nil without a home.
     public static func path(environment: (String) -> String?) -> String? {
-        if let config = environment("XDG_CONFIG_HOME"), config.hasPrefix("/") { return config + "/keyhold/config.toml" }
-        guard let home = environment("HOME"), home.hasPrefix("/") else { return nil }
-        return home + "/.config/keyhold/config.toml"
+        xdgBaseDirectory("XDG_CONFIG_HOME", fallback: "/.config", environment: environment).map { $0 + "/keyhold/config.toml" }
     }
 }
 

@@ -21,9 +21,7 @@ public final class PicksFile {
 
     /// The user's file, from the XDG base directory variables (`environment`: getenv); nil without a home.
     public static func path(environment: (String) -> String?) -> String? {
-        if let state = environment("XDG_STATE_HOME"), state.hasPrefix("/") { return state + "/keyhold/picks" }
-        guard let home = environment("HOME"), home.hasPrefix("/") else { return nil }
-        return home + "/.local/state/keyhold/picks"
+        xdgBaseDirectory("XDG_STATE_HOME", fallback: "/.local/state", environment: environment).map { $0 + "/keyhold/picks" }
     }
 
     /// Reads the file again if it changed since (or was never read); a missing file is no picks.
