@@ -34,11 +34,7 @@ struct CheckCommand: ParsableCommand {
     /// The user's own file, when they have one, over the system's.
     private func checkPersonalSettings() throws {
         guard getuid() != 0, let personal = PersonalSettingsFile.read() else { return }
-        let errors = ConfigurationLoader.validate(personal: personal.text, file: personal.file, over: try ConfigurationFile.load(explicit: nil))
-        guard errors.isEmpty else {
-            for error in errors { writeStandardError("\(error)\n") }
-            throw ExitCode(2)
-        }
+        try PersonalSettingsFile.check(personal.text, file: personal.file)
         print("\(personal.file): ok (your settings, over the system's)")
     }
 }

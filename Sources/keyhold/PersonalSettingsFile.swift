@@ -10,11 +10,19 @@ enum PersonalSettingsFile {
     static func read() -> (file: String, text: String)? {
         guard let file = PersonalSettings.path(environment: environment) else { return nil }
         do throws(FileReadError) {
-            return (file, try readWholeTextFile(file, limit: ConfigurationLoader.maximumPersonalFileSize))
-        } catch .system(.noSuchFileOrDirectory) {
-            return nil
+            return try PersonalSettings.read(file).text.map { (file, $0) }
         } catch {
             fail("\(file): cannot be read: \(error)", status: 2)
+        }
+    }
+
+    /// Checks `text` as the personal file `file` laid over the system's configuration, as the
+    /// daemon lays it; with an error, prints every one (each followed by `note`) and exits 2.
+    static func check(_ text: String, file: String, note: String = "") throws {
+        let errors = ConfigurationLoader.validate(personal: text, file: file, over: try ConfigurationFile.load(explicit: nil))
+        guard errors.isEmpty else {
+            for error in errors { writeStandardError("\(error)\(note)\n") }
+            throw ExitCode(2)
         }
     }
 }

@@ -22,11 +22,7 @@ struct ReloadCommand: ParsableCommand {
 
     func run() throws {
         if !system, getuid() != 0, let personal = PersonalSettingsFile.read() {
-            let errors = ConfigurationLoader.validate(personal: personal.text, file: personal.file, over: try ConfigurationFile.load(explicit: nil))
-            guard errors.isEmpty else {
-                for error in errors { writeStandardError("\(error)\n") }
-                throw ExitCode(2)
-            }
+            try PersonalSettingsFile.check(personal.text, file: personal.file)
             let reply = try control.run(.reloadSettings)
             if reply["companions"]?.intValue ?? 0 > 0 {
                 print("your settings (\(personal.file)) go to the daemon through your keyhold-session; in force while your session is in front")

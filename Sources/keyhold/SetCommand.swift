@@ -38,11 +38,7 @@ struct SetCommand: ParsableCommand {
         do { edited = try TOMLEdit.set(keys, to: literal, in: PersonalSettingsFile.read()?.text ?? "") } catch {
             fail("\(file): \(error)", status: 2)
         }
-        let errors = ConfigurationLoader.validate(personal: edited, file: file, over: try ConfigurationFile.load(explicit: nil))
-        guard errors.isEmpty else {
-            for error in errors { writeStandardError("\(error) (not written)\n") }
-            throw ExitCode(2)
-        }
+        try PersonalSettingsFile.check(edited, file: file, note: " (not written)")
         do { try replaceFile(file, with: edited) } catch { fail("\(error)", status: 1) }
         let companions = (try? ControlClient(path: control.socketPath).request(.reloadSettings))?["companions"]?.intValue ?? 0
         print("\(TOMLPath.string(path)) = \(literal) in \(file)"

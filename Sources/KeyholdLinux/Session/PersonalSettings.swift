@@ -10,6 +10,16 @@ public struct PersonalSettings: Equatable, Sendable {
 
     public init(file: String, text: String?) { self.file = file; self.text = text }
 
+    /// The file at `path` as its user's companion hands it over: its text, nil when there is none
+    /// (at most `ConfigurationLoader.maximumPersonalFileSize` bytes of UTF-8).
+    public static func read(_ path: String) throws(FileReadError) -> PersonalSettings {
+        do {
+            return PersonalSettings(file: path, text: try readWholeTextFile(path, limit: ConfigurationLoader.maximumPersonalFileSize))
+        } catch .system(.noSuchFileOrDirectory) {
+            return PersonalSettings(file: path, text: nil)
+        }
+    }
+
     /// The user's file, from the XDG base directory variables (`environment`: getenv); nil without a home.
     public static func path(environment: (String) -> String?) -> String? {
         xdgBaseDirectory("XDG_CONFIG_HOME", fallback: "/.config", environment: environment).map { $0 + "/keyhold/config.toml" }
