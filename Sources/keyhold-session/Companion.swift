@@ -223,12 +223,10 @@ final class Companion {
         }
     }
 
-    /// Makes the table that names the picker's candidates in the locales' languages on a thread of
-    /// its own as the daemon says them (15-30 ms of parsing natively), so the first callout's
-    /// picker does not wait for it on this loop (a name asked for before it is done waits for it).
+    /// Makes the table that names the picker's candidates in the locales' languages off this loop
+    /// as the daemon says them, so the first callout's picker does not wait for it here.
     private func prepareNames(_ locales: [String]) {
-        namesPreparation?.join()
-        namesPreparation = WorkerThread(name: "ks-names") { _ = CharacterSearchIndex.localized(locales) }
+        namesPreparation = WorkerThread.makingSearchTable(for: locales, name: "ks-names", after: namesPreparation)
     }
 
     /// Hands the daemon the user's personal settings (none: the system's apply), as its session
@@ -236,15 +234,13 @@ final class Companion {
     /// at the next reload or session switch.
     private func sendSettings() {
         guard let settingsFile, daemon.isConnected else { return }
-        var text: String?
+        var settings = PersonalSettings(file: settingsFile, text: nil)
         do throws(FileReadError) {
-            text = try readWholeTextFile(settingsFile, limit: ConfigurationLoader.maximumPersonalFileSize)
-        } catch .system(.noSuchFileOrDirectory) {
-            text = nil
+            settings = try PersonalSettings.read(settingsFile)
         } catch {
             settingsOutcome(file: settingsFile, error: "\(settingsFile): cannot be read: \(error)")
         }
-        daemon.send(.settings(file: settingsFile, text: text))
+        daemon.send(.settings(file: settingsFile, text: settings.text))
     }
 
     /// What became of the personal settings: in force, or not (the system's are) because of an

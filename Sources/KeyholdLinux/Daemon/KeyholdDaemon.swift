@@ -266,14 +266,11 @@ public final class KeyholdDaemon {
         prepareSearch()
     }
 
-    /// Makes the search's table for the configured callout locales on a thread of its own (15-30 ms
-    /// of parsing natively, +6-10 MB), so that the first search finds it made rather than parse it
-    /// on the input thread; a search opened before it is done waits for it, so the thread has the
-    /// ordinary priority (an idle one could be starved while the input thread waited).
+    /// Makes the search's table for the configured callout locales off the input thread (+6-10 MB),
+    /// so that the first search finds it made rather than parse it there.
     private func prepareSearch() {
-        let locales = configuration.callouts.locales
-        searchPreparation?.join()
-        searchPreparation = WorkerThread(name: "keyhold-search") { _ = CharacterSearchIndex.localized(locales) }
+        searchPreparation = WorkerThread.makingSearchTable(for: configuration.callouts.locales, name: "keyhold-search",
+                                                           after: searchPreparation)
     }
 
     /// The engine saw Backspace, Escape and Enter held: the daemon ends if one keyboard holds

@@ -279,12 +279,10 @@ public final class CompanionHub: CompanionEndpoint, EngineObserver {
                 self.settingsLine = "\(file) of uid \(active.uid), over the system's"
                 Log.info("\(active): its user's personal settings are in force")
                 if let connection = active.connection { self.send(.settings(file: file, error: nil), to: connection) }
-            case .failure:
+            case .failure(let error):
                 Log.notice("\(active): its user's personal settings have an error; the system's are in force")
                 self.settingsLine = "the system's (\(file) of uid \(active.uid) has an error)"
-                if case .failure(let error) = outcome, let connection = active.connection {
-                    self.send(.settings(file: file, error: error.description), to: connection)
-                }
+                if let connection = active.connection { self.send(.settings(file: file, error: error.description), to: connection) }
             }
             self.delegate?.companionHubChanged(self)
         }
