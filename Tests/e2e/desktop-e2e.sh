@@ -74,9 +74,11 @@ cell() {
     settled "$file" "$want" 15   # printed only: may never match
   fi
   got=$(cat "$file" 2>/dev/null)
+  src_late kb
   local result=ok
   if [ "$got" != "$want" ]; then
     result="got $(printf '%s' "$got" | od -An -c | tr -s ' ' | head -c 120)"
+    [ -z "$LATE" ] || result="$result; the source overslept: $LATE"
     CELL_FAILURES=$((${CELL_FAILURES:-0} + 1))
     { echo "== $target $app $layout $name"; echo "want: $want"; echo "got:  $got"; } >> "$E2E_OUT/cell-failures.txt"
   fi
@@ -1583,7 +1585,7 @@ guest() {
   # wireplumber would take the loopback sound card that session_audio plays through and captures
   # from: the guest's users run without it, whatever the host has installed.
   systemctl --global mask --quiet pipewire.socket pipewire.service pipewire-pulse.socket pipewire-pulse.service wireplumber.service 2> /dev/null
-  src_start kb "$SRC_NAME" || { fail "source keyboard created"; e2e_finish; return 1; }
+  src_start kb "$SRC_NAME" --rt || { fail "source keyboard created"; e2e_finish; return 1; }
   udevadm settle -t 15
   # The daemon runs as the service does: as its own user `keyhold`, with no capabilities and its
   # devices (keyboards, /dev/uinput, VTs, sound) through the udev rules' ACLs.

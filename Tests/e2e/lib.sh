@@ -109,6 +109,18 @@ src_sync() {
   src_send "$1" "echo $tag"
   wait_until "${2:-10}" grep -qx "$tag" "${SRC_OUT[$1]}"
 }
+# src_late ID: sets LATE to the source's waits that overslept (probe's "late MS OVER") since the
+# last call, on one line: a check that failed on them was not given the timing it asked for
+declare -gA SRC_LATE=()
+src_late() {
+  local id=$1 lines n
+  lines=$(grep '^late ' "${SRC_OUT[$id]}" 2>/dev/null)
+  n=$(printf '%s' "$lines" | grep -c '^late ' || true)
+  LATE=""
+  [ "$n" -le "${SRC_LATE[$id]:-0}" ] || LATE=$(printf '%s\n' "$lines" | tail -n "$((n - ${SRC_LATE[$id]:-0}))" \
+    | awk '{printf "%s%s ms +%s ms", (NR > 1 ? ", " : ""), $2, $3}')
+  SRC_LATE[$id]=$n
+}
 # src_replug ID: destroy and re-create the device (same name); updates SRC_DEV[ID]
 src_replug() {
   local id=$1 n; n=$(src_ready_count "$id")

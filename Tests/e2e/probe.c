@@ -15,7 +15,7 @@
 //   probe source NAME [opts]            uinput keyboard (KEY_ESC..KEY_MICMUTE, LEDs caps/num/
 //                                       scroll); prints "ready DEV", then runs stdin commands:
 //        d CODE | u CODE | r CODE       key down / up / repeat (value 2), each + SYN_REPORT
-//        t MS                           sleep
+//        t MS                           sleep (prints "late MS OVER" when it overslept by 20 ms or more)
 //        flood N                        N events as fast as possible: letter a down, a up, b down...
 //        raw TYPE CODE VALUE | syn      one event without / only a SYN_REPORT
 //        destroy | create               unplug / replug (prints "destroyed" / "ready DEV")
@@ -24,7 +24,8 @@
 //        quit                           (EOF too)
 //      opts: -l  print "sent SEC.USEC CODE VALUE" (CLOCK_MONOTONIC) after each key write
 //            --rep  advertise EV_REP (kernel autorepeat)   --bus usb|virtual|bluetooth|i8042
-//            --id VENDOR:PRODUCT (hex)
+//            --id VENDOR:PRODUCT (hex)   --rt  keep time as a keyboard does (SCHED_FIFO): a busy
+//            desktop in the guest would otherwise stretch a 60 ms gap past a double tap's 200 ms
 //   probe record DEV [-t SEC] [-n N] [-k CODE] [-i SEC] [-a]  print "SEC.USEC CODE VALUE" per key
 //                                       event (CLOCK_MONOTONIC; SYN_DROPPED as "SEC.USEC dropped";
 //                                       -a: all events as "SEC.USEC TYPE CODE VALUE"). First line
@@ -264,7 +265,7 @@ static int cmd_grabbed(int argc, char **argv) {
 }
 
 // ---- the uinput source keyboard ----
-struct src_opts { int rep, bus, vendor, product, log; };
+struct src_opts { int rep, bus, vendor, product, log, rt; };
 static char src_path[300];
 
 static void emit(int fd, int type, int code, int value) {
@@ -324,6 +325,7 @@ static int parse_src_opts(int argc, char **argv, int first, struct src_opts *o) 
     for (int i = first; i < argc; i++) {
         if (!strcmp(argv[i], "-l")) o->log = 1;
         else if (!strcmp(argv[i], "--rep")) o->rep = 1;
+        else if (!strcmp(argv[i], "--rt")) o->rt = 1;
         else if (!strcmp(argv[i], "--bus") && i + 1 < argc) {
             const char *b = argv[++i];
             o->bus = !strcmp(b, "usb") ? BUS_USB : !strcmp(b, "virtual") ? BUS_VIRTUAL
@@ -337,8 +339,10 @@ static int parse_src_opts(int argc, char **argv, int first, struct src_opts *o) 
 }
 
 static int cmd_source(int argc, char **argv) {
-    if (argc < 1) die("usage: probe source NAME [-l] [--rep] [--bus B] [--id V:P]");
+    if (argc < 1) die("usage: probe source NAME [-l] [--rep] [--rt] [--bus B] [--id V:P]");
     struct src_opts o; parse_src_opts(argc, argv, 1, &o);
+    if (o.rt && sched_setscheduler(0, SCHED_FIFO, &(struct sched_param){ .sched_priority = 10 }) < 0)
+        die("--rt: SCHED_FIFO: %s", strerror(errno));
     setvbuf(stdout, NULL, _IOLBF, 0);
     signal(SIGPIPE, SIG_IGN);
     int fd = src_create(argv[0], &o);
@@ -351,7 +355,15 @@ static int cmd_source(int argc, char **argv) {
         if (n <= 0 || cmd[0] == '#') continue;
         if (!strcmp(cmd, "quit")) break;
         if (!strcmp(cmd, "echo")) { const char *t = line + strspn(line, " \t") + 4; puts(t + strspn(t, " \t")); continue; }
-        if (!strcmp(cmd, "t") && n >= 2) { sleep_ms(atof(a)); continue; }
+        if (!strcmp(cmd, "t") && n >= 2) {
+            // An overslept wait changes what the keys mean (a double tap, a hold): said, so that a
+            // check failing on it shows the cause
+            int64_t start = now_us();
+            sleep_ms(atof(a));
+            int64_t over = now_us() - start - (int64_t)(atof(a) * 1000);
+            if (over >= 20000) printf("late %s %lld\n", a, (long long)(over / 1000));
+            continue;
+        }
         if (!strcmp(cmd, "stamp") && n >= 2) { printf("%s %lld\n", a, (long long)now_us()); continue; }
         if (!strcmp(cmd, "create")) {
             if (fd >= 0) { fprintf(stderr, "probe: create: device exists\n"); continue; }
