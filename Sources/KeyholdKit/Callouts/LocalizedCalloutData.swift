@@ -80,4 +80,70 @@ enum LocalizedCalloutData {
     sv-FI	a=à ä å á â æ ã ā	c=ç	e=é è ë	i=î ï í ī	n=ñ	o=ö ó ø	u=ü ú	y=ÿ	$=€ ₽ ¥ ¢ £ ₩	"=” ’ „ “ « »
     zh-Latn-pinyin	a=ā á ǎ à	e=ē é ě è	i=ī í ǐ ì	o=ō ó ǒ ò	u=ū ú ǔ ù ü ǖ ǘ ǚ ǜ	$=¥ ₽ € ¢ £ ₩	"=“ ” ‘ ’ „ « »
     """#
+    /// One line a locale: `id<TAB>its name in its own language`, for lists a person chooses from.
+    static let names = #"""
+    en	English
+    ast	Asturianu
+    az	Azərbaycan
+    br	Brezhoneg
+    bs	Bosanski
+    ca	Català
+    cs	Čeština
+    cy	Cymraeg
+    da	Dansk
+    de	Deutsch
+    dsb	Dolnoserbšćina
+    eo	Esperanto
+    es	Español
+    et	Eesti
+    eu	Euskara
+    fi	Suomi
+    fo	Føroyskt
+    fr	Français
+    fur	Furlan
+    fy	Frysk
+    ga	Gaeilge
+    gd	Gàidhlig
+    gl	Galego
+    gsw	Schwiizertüütsch
+    gv	Gaelg
+    hr	Hrvatski
+    hsb	Hornjoserbšćina
+    hu	Magyar
+    is	Íslenska
+    it	Italiano
+    ksh	Kölsch
+    kw	Kernewek
+    lb	Lëtzebuergesch
+    lt	Lietuvių
+    lv	Latviešu
+    mt	Malti
+    nb	Norsk bokmål
+    nds	Neddersass’sch
+    nl	Nederlands
+    nn	Norsk nynorsk
+    no	Norsk
+    pl	Polski
+    pt	Português
+    rm	Rumantsch
+    ro	Română
+    sc	Sardu
+    se	Davvisámegiella
+    sk	Slovenčina
+    sl	Slovenščina
+    smn	Anarâškielâ
+    sq	Shqip
+    sr-Latn	Srpski (latinica)
+    sv	Svenska
+    tr	Türkçe
+    vi	Tiếng Việt
+    wae	Walser
+    de-CH	Deutsch (Schweiz)
+    fr-CH	Français (Suisse)
+    it-CH	Italiano (Svizzera)
+    en-GB	English (United Kingdom)
+    en-IE	English (Ireland)
+    sv-FI	Svenska (Finland)
+    zh-Latn-pinyin	Hànyǔ Pīnyīn
+    """#
 }

@@ -12,6 +12,17 @@ public struct LocalizedCalloutTable: Sendable {
     /// The generated table (Swift initialises static lets on first access).
     public static let shared = LocalizedCalloutTable(text: LocalizedCalloutData.table)
 
+    /// Each table locale's name in its own language (`pl`: Polski, `de-CH`: Deutsch (Schweiz)),
+    /// for the lists a person chooses locales from; read on first use (never by the daemon).
+    public static let localeNames: [String: String] = {
+        var names: [String: String] = [:]
+        for line in LocalizedCalloutData.names.split(separator: "\n") {
+            let fields = line.split(separator: "\t", maxSplits: 1)
+            if fields.count == 2 { names[String(fields[0])] = String(fields[1]) }
+        }
+        return names
+    }()
+
     /// Locale identifiers in table order, CLDR style with `-`: `en`, `fr`, `sr-Latn`, `de-CH`,
     /// `zh-Latn-pinyin`…
     public let localeIdentifiers: [String]
