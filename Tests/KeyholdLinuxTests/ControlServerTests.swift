@@ -67,11 +67,21 @@ final class ControlServerTests: XCTestCase {
         // The sender's companions read its personal settings again.
         XCTAssertEqual(try client.request(.reloadSettings)["companions"]?.intValue, 1)
         XCTAssertEqual(loop.sync { handler.reloadedSettings }, [getuid()])
+        // The sender's own session: how Keyhold types there and for which application, while in front
+        let session = try client.request(.session)
+        XCTAssertEqual(session["in_front"], .bool(true))
+        XCTAssertEqual(session["unicode_method"]?.stringValue, "ibus (the session's input method)")
+        XCTAssertEqual(session["application"]?.stringValue, "org.gnome.TextEditor")
+        loop.sync { handler.inFront = nil }
+        let away = try client.request(.session)
+        XCTAssertEqual(away["in_front"], .bool(false))
+        XCTAssertNil(away["application"])
+        XCTAssertNil(away["unicode_method"])
 
         try client.sendRaw(Array("{\"cmd\":\"reboot\"}\n".utf8))
         let unknown = try client.readReply()
         XCTAssertEqual(unknown["ok"], .bool(false))
-        XCTAssertEqual(unknown["error"]?.stringValue, "unknown command \"reboot\" (commands: status, reload, pause, resume, monitor, forget-picks, reload-settings, companion, keymap, typed, untyped, waiting, pick, dismiss, focus, picks, settings)")
+        XCTAssertEqual(unknown["error"]?.stringValue, "unknown command \"reboot\" (commands: status, reload, pause, resume, monitor, forget-picks, reload-settings, session, companion, keymap, typed, untyped, waiting, pick, dismiss, focus, picks, settings)")
 
         // monitor: root asked for content and gets it
         let monitor = try ControlClient(path: path)
@@ -210,6 +220,9 @@ final class ControlServerTests: XCTestCase {
         // ...and have its companions read its personal settings again
         XCTAssertEqual(runClient(uid: nobody, gid: nogroup, groups: [], request: ControlRequest.reloadSettings.line), .ok)
         XCTAssertEqual(loop.sync { handler.reloadedSettings }, [nobody])
+        // ...and learn what Keyhold does in its own session (the handler is told whose)
+        XCTAssertEqual(runClient(uid: nobody, gid: nogroup, groups: [], request: ControlRequest.session.line), .ok)
+        XCTAssertEqual(loop.sync { handler.sessionsAsked }, [nobody])
         // nobody in the group: allowed, a status reply
         XCTAssertEqual(runClient(uid: nobody, gid: nogroup, groups: [group.gid]), .ok)
         // ...but a group member who asks for key content does not get it
@@ -551,6 +564,14 @@ final class FakeHandler: ControlHandler, @unchecked Sendable {
     /// Whose companions were to read their settings again.
     var reloadedSettings: [UInt32] = []
     func reloadSettings(of uid: UInt32) -> Int { reloadedSettings.append(uid); return 1 }
+    /// Whose sessions were asked about; only `inFront`'s says more than that it is not in front.
+    var sessionsAsked: [UInt32] = []
+    func session(of uid: UInt32) -> ControlSessionInfo {
+        sessionsAsked.append(uid)
+        guard uid == inFront else { return ControlSessionInfo(inFront: false, paused: paused) }
+        return ControlSessionInfo(inFront: true, paused: paused, unicodeMethod: "ibus (the session's input method)",
+                                  application: "org.gnome.TextEditor", settings: "the system's")
+    }
 }
 
 /// An engine on the loop thread typing a script with callouts, in chunks, with an observer;

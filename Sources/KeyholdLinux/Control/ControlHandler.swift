@@ -16,6 +16,27 @@ public protocol ControlHandler: AnyObject {
     func forgetPicks(of uid: UInt32) -> Bool
     /// `uid` asks that its companions read its personal settings again; how many were asked.
     func reloadSettings(of uid: UInt32) -> Int
+    /// What Keyhold does in `uid`'s own session: nothing of another user's.
+    func session(of uid: UInt32) -> ControlSessionInfo
+}
+
+/// `{"cmd":"session"}`'s answer: what a user may know of Keyhold in their own session.
+public struct ControlSessionInfo: Equatable, Sendable {
+    /// Whether the seat's active session is the sender's; the rest is nil when it is not.
+    public var inFront: Bool
+    /// Every key passes through unchanged (for everybody).
+    public var paused: Bool
+    /// How characters are typed there, and why ("ibus (the session's input method)").
+    public var unicodeMethod: String?
+    /// The application that has the focus there, as per-application rules name it.
+    public var application: String?
+    /// Whose settings are in force ("the system's", "uid 1000's personal settings").
+    public var settings: String?
+
+    public init(inFront: Bool, paused: Bool, unicodeMethod: String? = nil, application: String? = nil, settings: String? = nil) {
+        self.inFront = inFront; self.paused = paused; self.unicodeMethod = unicodeMethod
+        self.application = application; self.settings = settings
+    }
 }
 
 /// Where a session companion's requests go (`CompanionHub`): the control server frames them

@@ -443,8 +443,8 @@ public final class ControlServer {
             }
             companions.companion(companionRequest, from: client)
             return
-        case .forgetPicks, .reloadSettings:
-            break   // any user, for their own picks and settings only
+        case .forgetPicks, .reloadSettings, .session:
+            break   // any user, for their own picks, settings and session only
         default:
             guard client.role != .other else {
                 rejectedRequests += 1
@@ -485,6 +485,15 @@ public final class ControlServer {
         case .reloadSettings:
             let asked = handler.reloadSettings(of: client.uid)
             okReply { $0.key("companions"); $0.int(asked) }
+        case .session:
+            let info = handler.session(of: client.uid)
+            okReply {
+                $0.key("in_front"); $0.bool(info.inFront)
+                $0.key("paused"); $0.bool(info.paused)
+                for (key, value) in [("unicode_method", info.unicodeMethod), ("application", info.application), ("settings", info.settings)] {
+                    if let value { $0.key(key); $0.string(value) }
+                }
+            }
         case .monitor(let wantsContent):
             let content = wantsContent && authorization.mayReceiveContent(uid: client.uid)
             okReply {

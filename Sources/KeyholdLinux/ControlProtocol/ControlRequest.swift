@@ -15,6 +15,10 @@ import KeyholdKit
 //                                        own callout picks (their companions forget them too)
 //   {"cmd":"reload-settings"}         -> {"ok":true,"companions":N}: any user: their companions
 //                                        read their personal settings again and hand them over
+//   {"cmd":"session"}                 -> {"ok":true,"in_front":true|false,"paused":..,...}: any user,
+//                                        of their own session only: while it is in front, how
+//                                        Keyhold types there and why, the application that has
+//                                        the focus, the settings in force (`ControlSessionInfo`)
 //   the session companion's requests and the daemon's events: `CompanionRequest`, `CompanionEvent`
 //   (a companion's keymap is one line: up to 512 KiB).
 // Errors: {"ok":false,"error":"..."}; a line over its limit gets the error and the connection is
@@ -26,11 +30,13 @@ public enum ControlRequest: Equatable, Sendable {
     case forgetPicks
     /// The sender's companions read its personal settings again (`keyhold reload` as a user).
     case reloadSettings
+    /// What Keyhold does in the sender's own session (the settings window).
+    case session
     case monitor(content: Bool)
     /// A session companion's request.
     case companion(CompanionRequest)
 
-    public static let commands = ["status", "reload", "pause", "resume", "monitor", "forget-picks", "reload-settings"] + CompanionRequest.commands
+    public static let commands = ["status", "reload", "pause", "resume", "monitor", "forget-picks", "reload-settings", "session"] + CompanionRequest.commands
 
     /// Parses one request line (without its newline).
     public init<C: Collection>(line: C) throws(ControlProtocolError) where C.Element == UInt8 {
@@ -46,6 +52,7 @@ public enum ControlRequest: Equatable, Sendable {
         case "resume": self = .resume
         case "forget-picks": self = .forgetPicks
         case "reload-settings": self = .reloadSettings
+        case "session": self = .session
         case "monitor":
             let content = value["content"]
             guard content == nil || content?.boolValue != nil || content == .null else {
@@ -69,6 +76,7 @@ public enum ControlRequest: Equatable, Sendable {
         case .resume: return "{\"cmd\":\"resume\"}\n"
         case .forgetPicks: return "{\"cmd\":\"forget-picks\"}\n"
         case .reloadSettings: return "{\"cmd\":\"reload-settings\"}\n"
+        case .session: return "{\"cmd\":\"session\"}\n"
         case .monitor(let content): return "{\"cmd\":\"monitor\",\"content\":\(content)}\n"
         case .companion(let request): return request.line
         }

@@ -148,6 +148,13 @@ extension KeyholdDaemon: ControlHandler {
 
     public func reloadSettings(of uid: UInt32) -> Int { hub.reloadSettings(of: uid) }
 
+    public func session(of uid: UInt32) -> ControlSessionInfo {
+        guard uid == hub.target.uid else { return ControlSessionInfo(inFront: false, paused: paused) }
+        return ControlSessionInfo(inFront: true, paused: paused,
+                                  unicodeMethod: "\(hub.unicodeMethod.method.rawValue) (\(hub.unicodeMethod.reason))",
+                                  application: hub.focus.name, settings: hub.settingsLine)
+    }
+
     public func forgetPicks(of uid: UInt32) -> Bool {
         hub.forgetPicks(of: uid)
         guard uid == hub.target.uid else { return false }
