@@ -34,12 +34,20 @@ struct SetCommand: ParsableCommand {
             fail("'\(setting)' is no setting: a table and a key, as gestures.long_press_ms", status: 2)
         }
         let literal = TOMLEdit.literal(value)
-        let edited: String
-        do { edited = try TOMLEdit.set(keys, to: literal, in: PersonalSettingsFile.read()?.text ?? "") } catch {
-            fail("\(file): \(error)", status: 2)
+        let system = try ConfigurationFile.load(explicit: nil)
+        var editor: PersonalSettingsEditor
+        do throws(FileReadError) { editor = try PersonalSettingsEditor(file: file, system: system) } catch {
+            fail("\(file): cannot be read: \(error)", status: 2)
         }
-        try PersonalSettingsFile.check(edited, file: file, note: " (not written)")
-        do { try replaceFile(file, with: edited) } catch { fail("\(error)", status: 1) }
+        do { try editor.set(keys, to: literal) } catch {
+            switch error {
+            case .cannotEdit(let why): fail(why, status: 2)
+            case .invalid(let errors):
+                for error in errors { writeStandardError("\(error) (not written)\n") }
+                throw ExitCode(2)
+            case .cannotWrite(let why): fail(why, status: 1)
+            }
+        }
         let companions = (try? ControlClient(path: control.socketPath).request(.reloadSettings))?["companions"]?.intValue ?? 0
         print("\(TOMLPath.string(path)) = \(literal) in \(file)"
               + (companions > 0 ? "; your keyhold-session hands it to the daemon now" : "; in force once your keyhold-session is connected"))

@@ -34,7 +34,7 @@ public enum TOMLPath {
         !key.isEmpty && key.utf8.allSatisfy(TOMLParser.isBareKeyByte)
     }
 
-    static func quoted(_ key: String) -> String {
+    public static func quoted(_ key: String) -> String {
         var s = "\""
         for c in key.unicodeScalars {
             switch c {
