@@ -43,6 +43,7 @@ SWIFT        ?= swift
 SWIFT_FLAGS  ?=
 BINARY       ?= .build/release/keyhold
 SESSION_BINARY ?= $(dir $(BINARY))keyhold-session
+SETTINGS_BINARY ?= $(dir $(BINARY))keyhold-settings
 AUTOSTARTDIR ?= $(SYSCONFDIR)/xdg/autostart
 APPLICATIONSDIR ?= $(PREFIX)/share/applications
 
@@ -54,7 +55,8 @@ DEB_STAGE    ?= .build/deb
 # The directories and binaries packaging/install-files and packaging/activate.sh read.
 INSTALL_ENV = BINDIR='$(BINDIR)' UNITDIR='$(UNITDIR)' USERUNITDIR='$(USERUNITDIR)' UDEVRULESDIR='$(UDEVRULESDIR)' \
   SYSUSERSDIR='$(SYSUSERSDIR)' MODULESDIR='$(MODULESDIR)' QUIRKSDIR='$(QUIRKSDIR)' SYSCONFDIR='$(SYSCONFDIR)' \
-  AUTOSTARTDIR='$(AUTOSTARTDIR)' APPLICATIONSDIR='$(APPLICATIONSDIR)' BINARY='$(BINARY)' SESSION_BINARY='$(SESSION_BINARY)' DESTDIR='$(DESTDIR)'
+  AUTOSTARTDIR='$(AUTOSTARTDIR)' APPLICATIONSDIR='$(APPLICATIONSDIR)' BINARY='$(BINARY)' SESSION_BINARY='$(SESSION_BINARY)' \
+  SETTINGS_BINARY='$(SETTINGS_BINARY)' DESTDIR='$(DESTDIR)'
 
 .PHONY: all deps build install install-files uninstall activate deb deb-only version list-files
 
@@ -113,7 +115,8 @@ deb: build
 	@$(MAKE) --no-print-directory deb-only
 
 deb-only:
-	@test -x "$(SESSION_BINARY)" || { echo "make: no keyhold-session at $(SESSION_BINARY): the package carries both programs (run make)" >&2; exit 1; }
+	@test -x "$(SESSION_BINARY)" || { echo "make: no keyhold-session at $(SESSION_BINARY): the package carries all three programs (run make)" >&2; exit 1; }
+	@test -x "$(SETTINGS_BINARY)" || { echo "make: no keyhold-settings at $(SETTINGS_BINARY): the package carries all three programs (run make)" >&2; exit 1; }
 	rm -rf "$(DEB_STAGE)"
 	$(MAKE) --no-print-directory install-files PREFIX=/usr DESTDIR="$(abspath $(DEB_STAGE))/debian/keyhold" > /dev/null
 	$(MAKE) -s --no-print-directory list-files DESTDIR= > "$(DEB_STAGE)/source-install.list"

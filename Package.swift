@@ -57,6 +57,7 @@ let package = Package(
         .library(name: "KeyholdLinux", targets: ["KeyholdLinux"]),
         .executable(name: "keyhold", targets: ["keyhold"]),
         .executable(name: "keyhold-session", targets: ["keyhold-session"]),
+        .executable(name: "keyhold-settings", targets: ["keyhold-settings"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -134,6 +135,16 @@ let package = Package(
         .executableTarget(name: "keyhold-session",
                           dependencies: ["KeyholdKit", "KeyholdLinux", "CSessionX11", "CSessionWayland", "CSessionKWin", "CSessionOverlay", "CSessionIBus",
                                          "CGLib", "CSystemd"],
+                          linkerSettings: staticSwiftRuntime),
+        // The settings window's widgets: GTK 4 and libadwaita rows, their signals to Swift closures.
+        .target(
+            name: "CSettingsWindow",
+            cSettings: pkgConfigCFlags("libadwaita-1"),
+            linkerSettings: [.linkedLibrary("adwaita-1"), .linkedLibrary("gtk-4"), .linkedLibrary("gio-2.0"), .linkedLibrary("gobject-2.0"),
+                             .linkedLibrary("glib-2.0")]
+        ),
+        // keyhold-settings: a user's own settings in a window (their ~/.config/keyhold/config.toml).
+        .executableTarget(name: "keyhold-settings", dependencies: ["KeyholdKit", "KeyholdLinux", "CSettingsWindow"],
                           linkerSettings: staticSwiftRuntime),
         // Prints engine throughput; run with `swift run -c release KeyholdBenchmarks`.
         // (Unchecked exclusivity as the daemon's modules: the harness driving the daemon's path

@@ -190,6 +190,39 @@ search_cells() {
   clear "$app" "$file"; search_open; src_type kb euro; src_send kb "t 100" "d KEY_ESC" "u KEY_ESC" "t 100"; src_type kb x
   cell "$TARGET" "$app" "$layout" "search euro, Esc: nothing" "x" "$file"
 }
+# settings_window_check APP FILE: keyhold-settings in kuser's session, driven through its
+# accessibility tree (settings-driver.py, AT-SPI) as a screen reader drives it: Polski checked,
+# English unchecked, the hold time 800 ms; each is written to kuser's file at once, and in force:
+# a held for 600 ms types a, for 1.1 s opens Polish accents. A screenshot of the window.
+settings_window_check() {
+  local app=$1 file=$2 conf=/home/kuser/.config/keyhold/config.toml driver=$HERE/settings-driver.py in_force
+  rm -f "$conf"
+  in_force=$(log_count "): its user's personal settings are in force")
+  launch settings env GSK_RENDERER=cairo "$(dirname "$KEYHOLD")/keyhold-settings"
+  if ! check "$TARGET: the settings window shows its rows (AT-SPI)" wait_until 60 wl /usr/bin/python3 "$driver" shown; then
+    cat "$E2E_WORK/settings.out"; return
+  fi
+  check "$TARGET settings: Polski checked (AT-SPI)" wl /usr/bin/python3 "$driver" check "Polski (pl)" on
+  check "$TARGET settings: kuser's file lists en and pl" wait_until 10 grep -qx 'locales = \["en", "pl"\]' "$conf"
+  check "$TARGET settings: English unchecked (AT-SPI)" wl /usr/bin/python3 "$driver" check "English (en)" off
+  check "$TARGET settings: kuser's file lists pl" wait_until 10 grep -qx 'locales = \["pl"\]' "$conf"
+  check "$TARGET settings: the window shows Polish candidates for e" wait_until 10 wl /usr/bin/python3 "$driver" says "e → ę è é ê ë"
+  check "$TARGET settings: hold time 800 (AT-SPI)" wl /usr/bin/python3 "$driver" set "Hold time in milliseconds" 800
+  check "$TARGET settings: kuser's file holds long_press_ms = 800" wait_until 10 grep -qx 'long_press_ms = 800' "$conf"
+  check "$TARGET settings: in force" wait_log 15 "): its user's personal settings are in force" $((in_force + 1))
+  check "$TARGET settings: keyhold status says whose" wait_until 10 status_has "settings: $conf of uid"
+  pointer_away; sleep 1.5; screenshot "$E2E_OUT/shots/$TARGET-settings.png"
+  check "$app focused (after the settings window)" focus "keyhold-$app"
+  clear "$app" "$file"; src_send kb "d a" "t 600" "u a" "t 50" "d KEY_1" "u KEY_1"
+  cell "$TARGET" "$app" us "settings window (800 ms): a held 600 ms, 1 -> a1" a1 "$file"
+  clear "$app" "$file"; src_send kb "d a" "t 1100" "u a" "t 50" "d KEY_1" "u KEY_1"
+  cell "$TARGET" "$app" us "settings window (pl): a held 1.1 s, 1 -> ą" ą "$file"
+  # The system's settings again for what follows
+  pkill -f "$(dirname "$KEYHOLD")/keyhold-settings"
+  rm -f "$conf"
+  runuser -u kuser -- env HOME=/home/kuser "$KEYHOLD" reload > /dev/null 2>&1
+  check "$TARGET settings: the system's again" wait_until 10 status_has "settings: the system's"
+}
 # search_picker_check APP FILE [SEC]: the search key and euro -> a picker appears (OCR reads the
 # query); Esc removes it, typing nothing. SEC: how long a shot waits for the desktop to draw (1.5).
 search_picker_check() {
@@ -1294,6 +1327,7 @@ gnome_phase() {
   gnome_picker_check gtk "$gtk"
   search_picker_check gtk "$gtk" 5
   if ! check "GNOME Shell still runs after showing the candidates" pgrep -u kuser -x gnome-shell; then gnome_diagnose; return; fi
+  settings_window_check gtk "$gtk"
   log "benchmark (GNOME, through IBus): $("$KEYHOLD" status --control /run/keyhold/control | grep -i 'companion round trip' | tr -s ' ')"
   local fallbacks; fallbacks=$(log_count "unicode method ctrl-shift-u (auto: graphical session")
   kuser_ctl stop keyhold-session.service
@@ -1504,6 +1538,7 @@ kde_phase() {
   character_delay_benchmark qt "$kd/qt.txt" "$kd/qt.times" "KWin's input method"
   picker_check qt "$kd/qt.txt"
   search_picker_check qt "$kd/qt.txt"
+  settings_window_check qt "$kd/qt.txt"
 
   # A password field (Qt marks it by its hint): no picker
   local pw=$kd/password.txt
