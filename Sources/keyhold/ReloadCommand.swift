@@ -11,9 +11,10 @@ struct ReloadCommand: ParsableCommand {
             The new configuration is applied only if it is valid; otherwise the running one stays and \
             the error (file, line, key) is printed. Exit status 0 when applied, 2 when the file has an \
             error, 1 when the daemon cannot be reached. Same as `systemctl reload keyhold` (SIGHUP), \
-            which cannot tell you whether it worked. Run as a user who has personal settings \
-            (~/.config/keyhold/config.toml), it checks them and has your keyhold-session hand them \
-            to the daemon again; --system reloads the system's file (root and group keyhold).
+            which cannot tell you whether it worked. Run as a user (not root), it is about your own \
+            settings (~/.config/keyhold/config.toml): it checks them and has your keyhold-session hand \
+            them to the daemon again (without the file, the system's are in force for you again); \
+            --system reloads the system's file (root and group keyhold).
             """)
 
     @Flag(help: "Reload the system's file, not your personal settings.") var system = false
@@ -21,7 +22,14 @@ struct ReloadCommand: ParsableCommand {
     @OptionGroup var control: ControlOptions
 
     func run() throws {
-        if !system, getuid() != 0, let personal = PersonalSettingsFile.read() {
+        if !system, getuid() != 0 {
+            guard let personal = PersonalSettingsFile.read() else {
+                // None (any more): the companion hands over none, and the system's are in force
+                let reply = try control.run(.reloadSettings)
+                print("you have no settings of your own: the system's are in force for you"
+                      + (reply["companions"]?.intValue ?? 0 > 0 ? "" : " (no keyhold-session of yours is connected)"))
+                return
+            }
             try PersonalSettingsFile.check(personal.text, file: personal.file)
             let reply = try control.run(.reloadSettings)
             if reply["companions"]?.intValue ?? 0 > 0 {

@@ -69,6 +69,8 @@ extension KeyholdDaemon {
     /// that session understands, with its layout, under the rules of the application in front.
     /// Nothing of the focus is logged: `keyhold status` shows it.
     func applySession() {
+        // (a new engine for other settings already types the session's way: said all the same)
+        let methodBefore = engine.services.unicodeMethod
         applyPersonalSettings()
         let settings = hub.settings
         if let before = appliedSettings, settings != before {
@@ -83,7 +85,7 @@ extension KeyholdDaemon {
             Log.info("layout \(activeLayoutName)")
         }
         let (method, reason) = hub.unicodeMethod
-        guard engine.services.unicodeMethod != method else { return }
+        guard methodBefore != method else { return }
         engine.services.unicodeMethod = method
         Log.info("unicode method \(method.rawValue) (\(reason))")
         control?.monitor.publishNotice("unicode method", detail: "\(method.rawValue) (\(reason))")
