@@ -50,19 +50,16 @@ final class SettingsWindow {
         if let error = editor.error { widgets.toast("Your settings file has an error: \(error)") }
 
         let accents = widgets.group("Accents", "Hold a letter, then press a number to pick one of its accents.")
-        widgets.toggle(accents, "Accents", "Off: held keys repeat as the desktop repeats them", on: configuration.callouts.enabled) {
-            [unowned self] on in set(["callouts", "enabled"], on ? "true" : "false")
-        }
+        settingToggle(accents, "Accents", "Off: held keys repeat as the desktop repeats them", ["callouts", "enabled"],
+                      on: configuration.callouts.enabled)
         widgets.entry(accents, "Letter to preview", String(letter)) { [unowned self] text in
             guard let first = text.first else { return }
             letter = first
             showCandidates()
         }
         candidatesRow = widgets.label(accents, "Its candidates", nil)
-        widgets.toggle(accents, "Most picked first", "Your most picked accents come first (else their numbers never move)",
-                       on: configuration.callouts.order == .frequent) { [unowned self] on in
-            set(["callouts", "order"], on ? "\"frequent\"" : "\"locale\"")
-        }
+        settingToggle(accents, "Most picked first", "Your most picked accents come first (else their numbers never move)",
+                      ["callouts", "order"], on: configuration.callouts.order == .frequent, values: ("\"frequent\"", "\"locale\""))
 
         let hold = widgets.group("Hold", "How long a letter is held before its accents open.")
         _ = widgets.spin(hold, "Hold time in milliseconds", nil, range: 200...2000, step: 50,
@@ -70,12 +67,9 @@ final class SettingsWindow {
         widgets.entry(hold, "Try it here", "")
 
         let feedback = widgets.group("Feedback")
-        widgets.toggle(feedback, "Sounds", "A click on each key", on: configuration.feedback.isAudioEnabled) { [unowned self] on in
-            set(["feedback", "audio"], on ? "true" : "false")
-        }
-        widgets.toggle(feedback, "Haptics", "A buzz on keyboards that can", on: configuration.feedback.isHapticEnabled) { [unowned self] on in
-            set(["feedback", "haptic"], on ? "true" : "false")
-        }
+        settingToggle(feedback, "Sounds", "A click on each key", ["feedback", "audio"], on: configuration.feedback.isAudioEnabled)
+        settingToggle(feedback, "Haptics", "A buzz on keyboards that can", ["feedback", "haptic"],
+                      on: configuration.feedback.isHapticEnabled)
 
         appsGroup = widgets.group("Applications", "Accents off where holding a key should repeat it (a terminal, a game).")
         inFrontRow = widgets.button(appsGroup, "The application in front", nil, label: "No accents there") { [unowned self] in
@@ -94,6 +88,18 @@ final class SettingsWindow {
             }
         }
         showLanguages()
+    }
+
+    /// A switch for one setting: its two values (true and false unless given); a refused change
+    /// puts the switch back.
+    @discardableResult
+    private func settingToggle(_ group: UnsafeMutableRawPointer, _ title: String, _ subtitle: String?, _ keys: [String], on: Bool,
+                               values: (on: String, off: String) = ("true", "false")) -> UnsafeMutableRawPointer {
+        var row: UnsafeMutableRawPointer?
+        row = widgets.toggle(group, title, subtitle, on: on) { [unowned self] on in
+            if !set(keys, on ? values.on : values.off), let row { khw_set_active(row, on ? 0 : 1) }
+        }
+        return row!
     }
 
     private func showLanguages() {
@@ -117,9 +123,8 @@ final class SettingsWindow {
     private func showApplications() {
         let rules = configuration.apps.prefix(max(0, configuration.apps.count - editor.system.apps.count))
         for rule in rules where appRows[rule.pattern] == nil {
-            appRows[rule.pattern] = widgets.toggle(appsGroup, "Accents in \(rule.pattern)", nil, on: rule.callouts ?? true) { [unowned self] on in
-                set(["apps", rule.pattern, "callouts"], on ? "true" : "false")
-            }
+            appRows[rule.pattern] = settingToggle(appsGroup, "Accents in \(rule.pattern)", nil, ["apps", rule.pattern, "callouts"],
+                                                  on: rule.callouts ?? true)
         }
         for rule in rules { if let row = appRows[rule.pattern] { khw_set_active(row, (rule.callouts ?? true) ? 1 : 0) } }
         showApplicationInFront()

@@ -26,7 +26,8 @@
 #              `keyhold --version` says the package's version, every library found without the
 #              toolchain; keyhold user and group; keyhold.service enabled and active as user
 #              keyhold; the probe keyboard grabbed; hold e, 2 types é in an application on a VT;
-#              keyhold-session.service enabled for users (--global); config.toml a conffile
+#              keyhold-session.service enabled for users (--global); the settings window in the
+#              menus (its desktop entry) and starting as a user; config.toml a conffile
 #   kde        `keyhold-session --take-input-method` (what the companion does at a KDE login): KWin's
 #              input method selected in a user's kwinrc where none was, left alone where the user
 #              chose fcitx5
@@ -147,8 +148,8 @@ guest() {
   check "apt install ./$(basename "$PKG_NEW")" apt_do install install "$PKG_NEW"
   check "installed: keyhold $v_new" installed_ok "$v_new"
   check "keyhold --version says the package's version ($(keyhold --version 2>&1))" test "$(keyhold --version)" = "$v_new"
-  ldd /usr/bin/keyhold /usr/bin/keyhold-session > "$E2E_OUT/ldd.txt" 2>&1
-  check "both programs find every library without the toolchain (ldd)" \
+  ldd /usr/bin/keyhold /usr/bin/keyhold-session /usr/bin/keyhold-settings > "$E2E_OUT/ldd.txt" 2>&1
+  check "the three programs find every library without the toolchain (ldd)" \
     eval '! grep -q "not found" "$E2E_OUT/ldd.txt" && ! grep -q "$SWIFT_ROOT" "$E2E_OUT/ldd.txt"'
   check "keyhold user and group exist (system ids)" \
     eval '[ "$(id -u keyhold)" -lt 1000 ] && [ "$(getent group keyhold | cut -d: -f3)" -lt 1000 ]'
@@ -159,6 +160,9 @@ guest() {
   vt_clear
   check "keyhold-session.service enabled for users (systemctl --global: $(systemctl --global is-enabled keyhold-session.service 2>&1))" \
     test "$(systemctl --global is-enabled keyhold-session.service)" = enabled
+  check "the settings window is in the desktop's menus (its entry runs /usr/bin/keyhold-settings)" \
+    grep -qx 'Exec=/usr/bin/keyhold-settings' /usr/share/applications/org.keyhold.Settings.desktop
+  check "keyhold-settings starts (--help, as a user)" eval 'runuser -u kdeuser -- /usr/bin/keyhold-settings --help | grep -q "^usage: keyhold-settings"'
   check "$CONFIG is a conffile" eval 'dpkg-query -W -f="\${Conffiles}" keyhold | grep -q "^ $CONFIG "'
   snapshot "$E2E_OUT/files-installed.txt"
   dpkg -L keyhold > "$E2E_OUT/package-files.txt"
@@ -179,7 +183,7 @@ guest() {
   check "the probe keyboard is let go" "$PROBE" grabbed "${SRC_DEV[kb]}" -r -t 5
   check "no device ACL for keyhold left" no_keyhold_acl
   check "the configuration stays ($CONFIG)" test -f "$CONFIG"
-  check "the programs are gone" test ! -e /usr/bin/keyhold -a ! -e /usr/bin/keyhold-session
+  check "the programs are gone" test ! -e /usr/bin/keyhold -a ! -e /usr/bin/keyhold-session -a ! -e /usr/bin/keyhold-settings
   check "kdeuser's kwinrc is as before the install (the input method given back)" same_files "$E2E_WORK/kwinrc-kde.before" "$kwinrc_kde"
   check "fxuser's kwinrc is untouched (fcitx5)" same_files "$E2E_WORK/kwinrc-fx.before" "$kwinrc_fx"
   check "no record of it is left in kdeuser's state directory" test ! -e /home/kdeuser/.local/state/keyhold/kwin-input-method
@@ -303,8 +307,8 @@ boot_guest() {
 # toolchain to hide; each sets what the guest is given by name.
 host_before_setup() {
   if [ -z "${KEYHOLD:-}" ]; then
-    echo "package-e2e: building keyhold and keyhold-session (release)"
-    (cd "$E2E_REPO" && swift build -c release --product keyhold > /dev/null && swift build -c release --product keyhold-session > /dev/null) \
+    echo "package-e2e: building keyhold, keyhold-session and keyhold-settings (release)"
+    (cd "$E2E_REPO" && for p in keyhold keyhold-session keyhold-settings; do swift build -c release --product $p > /dev/null || exit; done) \
       || return 1
   fi
   KEYHOLD=$(cd "$(dirname "${KEYHOLD:-$E2E_REPO/.build/release/keyhold}")" && pwd)/keyhold
