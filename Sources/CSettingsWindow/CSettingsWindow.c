@@ -155,7 +155,6 @@ void khw_set_description(void *group, const char *description) {
     adw_preferences_group_set_description(ADW_PREFERENCES_GROUP(group), description);
 }
 
-void khw_set_visible(void *row, int visible) { gtk_widget_set_visible(GTK_WIDGET(row), visible); }
 void khw_set_sensitive(void *row, int sensitive) { gtk_widget_set_sensitive(GTK_WIDGET(row), sensitive); }
 
 void khw_set_active(void *row, int active) {
@@ -166,8 +165,6 @@ void khw_set_active(void *row, int active) {
     if (GTK_IS_SWITCH(control)) gtk_switch_set_active(GTK_SWITCH(control), active);
     if (id) g_signal_handler_unblock(control, id);
 }
-
-void khw_remove(void *group, void *row) { adw_preferences_group_remove(ADW_PREFERENCES_GROUP(group), GTK_WIDGET(row)); }
 
 struct khw_timer {
     int (*fire)(void *context);

@@ -34,11 +34,9 @@ void *khw_button(void *group, const char *title, const char *subtitle, const cha
 
 void khw_set_subtitle(void *row, const char *subtitle);
 void khw_set_description(void *group, const char *description);
-void khw_set_visible(void *row, int visible);
 void khw_set_sensitive(void *row, int sensitive);
 // A switch's state, without reporting it as the user's change.
 void khw_set_active(void *row, int active);
-void khw_remove(void *group, void *row);
 
 // Calls `fire` once after `ms` (again while it returns 1); returns the source id.
 unsigned khw_timeout(unsigned ms, int (*fire)(void *context), void *context);
