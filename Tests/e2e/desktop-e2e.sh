@@ -223,6 +223,29 @@ settings_window_check() {
   runuser -u kuser -- env HOME=/home/kuser "$KEYHOLD" reload > /dev/null 2>&1
   check "$TARGET settings: the system's again" wait_until 10 status_has "settings: the system's"
 }
+# settings_in_front_check APP FILE: (X11, where the companion knows which window has the focus)
+# the settings window offers the application that had the focus as one click, through AT-SPI:
+# its accents off there, so a held e repeats instead of opening the picker
+settings_in_front_check() {
+  local app=$1 file=$2 conf=/home/kuser/.config/keyhold/config.toml driver=$HERE/settings-driver.py
+  local session=(runuser -u kuser -- env DISPLAY="$DISPLAY_NUM" DBUS_SESSION_BUS_ADDRESS="unix:path=/run/user/$(id -u kuser)/bus")
+  rm -f "$conf"
+  launch settings env GSK_RENDERER=cairo "$(dirname "$KEYHOLD")/keyhold-settings"
+  if ! check "$TARGET: the settings window shows its rows (AT-SPI)" wait_until 60 "${session[@]}" /usr/bin/python3 "$driver" shown; then
+    cat "$E2E_WORK/settings.out"; return
+  fi
+  check "$app focused (the settings window open)" focus "keyhold-$app"
+  check "$TARGET settings: one click turns accents off in the application in front (AT-SPI)" \
+    wait_until 20 "${session[@]}" /usr/bin/python3 "$driver" press "The application in front"
+  check "$TARGET settings: kuser's file holds the rule" wait_until 10 grep -qx 'callouts = false' "$conf"
+  check "$TARGET settings: in force for that application" wait_until 10 status_has "rule apps\."
+  clear "$app" "$file"; src_send kb "d e" "t 800" "u e" "t 50" "d KEY_2" "u KEY_2"
+  check "$TARGET $app: no accents there: e held, 2 -> e (and its repeats) then 2" wait_until 15 grep -qxE 'e+2' "$file"
+  pkill -f "$(dirname "$KEYHOLD")/keyhold-settings"
+  rm -f "$conf"
+  runuser -u kuser -- env HOME=/home/kuser "$KEYHOLD" reload > /dev/null 2>&1
+  check "$TARGET settings: the system's again" wait_until 10 status_has "settings: the system's"
+}
 # search_picker_check APP FILE [SEC]: the search key and euro -> a picker appears (OCR reads the
 # query); Esc removes it, typing nothing. SEC: how long a shot waits for the desktop to draw (1.5).
 search_picker_check() {
@@ -992,6 +1015,7 @@ EOF
 
   # ---- two users, each their own settings
   personal_settings_check "$gtk"
+  settings_in_front_check gtk "$gtk"
 
   # ---- another VT: keys go to the console; the x11 session's companion gets nothing
   local before

@@ -4,7 +4,7 @@ assistive tool drives it: nothing but what the window says of itself.
 
   settings-driver.py shown                 exit 0 once the window is on the bus with its rows
   settings-driver.py check NAME on|off     the check box or switch named NAME into that state
-  settings-driver.py expand NAME           the expander row named NAME open (its rows then act)
+  settings-driver.py press NAME            the button named NAME pressed (exit 1 while it is insensitive)
   settings-driver.py set NAME TEXT         the editable (spin button, entry) named NAME holds TEXT
   settings-driver.py says TEXT             exit 0 when a label of the window reads TEXT
   settings-driver.py dump                  every node: role, name, states (for a failed check)
@@ -87,18 +87,16 @@ def main():
         while checked(node) != want and time.monotonic() < end:
             time.sleep(0.1)
         return 0 if checked(node) == want else 1
-    if what == "expand" and len(sys.argv) == 3:
-        node = find(sys.argv[2], ("list item",))
+    if what == "press" and len(sys.argv) == 3:
+        node = find(sys.argv[2], ("push button", "button"))
         if node is None:
-            print("no row named %r" % sys.argv[2])
+            print("no button named %r" % sys.argv[2])
             return 1
-        print("actions:", [node.get_action_name(i) for i in range(node.get_n_actions())])
-        if not node.get_state_set().contains(Atspi.StateType.EXPANDED):
-            press(node)
-        end = time.monotonic() + 5
-        while not node.get_state_set().contains(Atspi.StateType.EXPANDED) and time.monotonic() < end:
-            time.sleep(0.1)
-        return 0 if node.get_state_set().contains(Atspi.StateType.EXPANDED) else 1
+        if not node.get_state_set().contains(Atspi.StateType.SENSITIVE):
+            print("%r is insensitive" % sys.argv[2])
+            return 1
+        press(node)
+        return 0
     if what == "set" and len(sys.argv) == 4:
         node = find(sys.argv[2], ("spin button", "text", "entry"))
         if node is None:
