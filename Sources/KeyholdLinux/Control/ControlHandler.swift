@@ -26,11 +26,13 @@ public struct ControlSessionInfo: Equatable, Sendable {
     public var inFront: Bool
     /// Every key passes through unchanged (for everybody).
     public var paused: Bool
-    /// How characters are typed there, and why ("ibus (the session's input method)").
+    /// How characters are typed there, and why, as `keyhold status` says it ("session (auto: graphical
+    /// session 2 of uid 1000 on VT 7 (wayland, logind), keyhold-session connected (ibus))").
     public var unicodeMethod: String?
     /// The application that has the focus there, as per-application rules name it.
     public var application: String?
-    /// Whose settings are in force ("the system's", "uid 1000's personal settings").
+    /// Whose settings are in force ("the system's", "/home/ana/.config/keyhold/config.toml of uid
+    /// 1000, over the system's").
     public var settings: String?
 
     public init(inFront: Bool, paused: Bool, unicodeMethod: String? = nil, application: String? = nil, settings: String? = nil) {
