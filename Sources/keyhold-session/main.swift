@@ -48,7 +48,6 @@ while let argument = arguments.popFirst() {
     }
 }
 
-func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
 // A Wayland session is typed into through the compositor (its X clients included, through
 // Xwayland); X11 only where there is no Wayland.
 let wayland = environment("WAYLAND_DISPLAY").map { !$0.isEmpty } ?? false

@@ -34,7 +34,7 @@ guard getuid() != 0 else {
     print("keyhold-settings: run it as the user whose settings it changes (the system's are \(ConfigurationLoader.systemPath))")
     exit(2)
 }
-guard let file = PersonalSettings.path(environment: { getenv($0).map { String(cString: $0) } }) else {
+guard let file = PersonalSettings.path(environment: environment) else {
     print("keyhold-settings: no home directory ($HOME) to keep settings in")
     exit(2)
 }

@@ -31,9 +31,6 @@ struct ControlOptions: ParsableArguments {
     }
 }
 
-/// An environment variable, or nil.
-func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
-
 func fail(_ message: String, status: Int32 = 1) -> Never {
     writeLine("keyhold: \(message)", fd: 2)
     exit(status)

@@ -10,7 +10,6 @@ import KeyholdLinux
 enum KDEInputMethodChoice {
     static func slot() -> KWinInputMethodSlot { KWinInputMethodSlot(environment: environment) }
 
-    private static func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
 
     /// The input method the user runs outside KWin's slot, or nil.
     private static func chosenOutsideTheSlot(ibusRunning: Bool) -> String? {

@@ -1,5 +1,6 @@
 import CSessionWayland
 import Glibc
+import KeyholdLinux
 
 /// The Wayland compositor (CSessionWayland): the seat's keymap and, where the compositor says
 /// (wlr-foreign-toplevel-management), the active window. On wlroots compositors it also holds
@@ -13,7 +14,7 @@ final class WaylandDisplay: DisplayConnection {
         case noCompositor, noVirtualKeyboard, noSeat
         var description: String {
             switch self {
-            case .noCompositor: return "cannot connect to the Wayland compositor \(getenv("WAYLAND_DISPLAY").map { String(cString: $0) } ?? "(WAYLAND_DISPLAY is not set)")"
+            case .noCompositor: return "cannot connect to the Wayland compositor \(environment("WAYLAND_DISPLAY") ?? "(WAYLAND_DISPLAY is not set)")"
             case .noVirtualKeyboard: return "this compositor offers no virtual keyboard (zwp_virtual_keyboard_v1)"
             case .noSeat: return "the compositor has no seat"
             }

@@ -1,5 +1,6 @@
 import CSessionX11
 import Glibc
+import KeyholdLinux
 
 /// The X server (CSessionX11): its keymap (XKB), the focused window (WM_CLASS, _NET_WM_PID),
 /// clicks and the keys of Keyhold's virtual keyboard it has delivered (XInput 2). XTest types
@@ -12,7 +13,7 @@ final class X11Display: DisplayConnection {
         case noDisplay, noXTest, noXKB, noSpareKeycode
         var description: String {
             switch self {
-            case .noDisplay: return "cannot open the X display \(getenv("DISPLAY").map { String(cString: $0) } ?? "(DISPLAY is not set)")"
+            case .noDisplay: return "cannot open the X display \(environment("DISPLAY") ?? "(DISPLAY is not set)")"
             case .noXTest: return "the X server has no XTEST extension"
             case .noXKB: return "the X server has no XKEYBOARD extension"
             case .noSpareKeycode: return "the keymap has no free keycode to type through"

@@ -1,6 +1,7 @@
 import CLinuxShim
 import CSystemd
 import Glibc
+import KeyholdLinux
 
 /// The logind session this companion serves, for the daemon, which trusts a companion for one
 /// session only: its own process's (started by the session, or by KWin); else, for a user
@@ -13,7 +14,7 @@ enum SessionIdentity {
         if displayFD >= 0, keyhold_peer_credentials(displayFD, &pid, &uid, &gid) == 0, let display = session(of: pid) {
             return display
         }
-        return getenv("XDG_SESSION_ID").map { String(cString: $0) }
+        return environment("XDG_SESSION_ID")
     }
 
     private static func session(of pid: Int32) -> String? {

@@ -8,7 +8,7 @@ enum SessionLock {
     /// Takes the lock (kept until the process ends); false when another companion of this session
     /// holds it. `takeOver`: asks that one to stop (SIGTERM) and waits for it, up to 5 s.
     static func acquire(display: String, takeOver: Bool) -> Bool {
-        guard let runtime = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }) else { return true }
+        guard let runtime = environment("XDG_RUNTIME_DIR") else { return true }
         let path = runtime + "/keyhold-session\(String(display.map { $0 == "/" ? "_" : $0 })).lock"
         let lock = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard lock >= 0 else { return true }
