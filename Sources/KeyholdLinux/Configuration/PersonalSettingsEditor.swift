@@ -10,6 +10,10 @@ public struct PersonalSettingsEditor {
     public private(set) var text: String
     /// The system's configuration the file is laid over.
     public let system: KeyholdConfiguration
+    /// The configuration in force while the user's session is in front: the system's with the
+    /// file laid over it, or the system's when the file has an error (laid once per text: a
+    /// window reads it for every row it shows).
+    public private(set) var configuration: KeyholdConfiguration
 
     /// Why a change was not made.
     public enum Refusal: Error, CustomStringConvertible {
@@ -31,13 +35,9 @@ public struct PersonalSettingsEditor {
     public init(file: String, system: KeyholdConfiguration) throws(FileReadError) {
         self.file = file
         self.system = system
-        text = try PersonalSettings.read(file).text ?? ""
-    }
-
-    /// The configuration in force while the user's session is in front: the system's with the
-    /// file laid over it, or the system's when the file has an error.
-    public var configuration: KeyholdConfiguration {
-        (try? ConfigurationLoader.load(personal: text, file: file, over: system)) ?? system
+        let text = try PersonalSettings.read(file).text ?? ""
+        self.text = text
+        configuration = (try? ConfigurationLoader.load(personal: text, file: file, over: system)) ?? system
     }
 
     /// The first error of the file as it is, if any.
@@ -62,5 +62,6 @@ public struct PersonalSettingsEditor {
             throw .cannotWrite("\(file): cannot be written: \(error)")
         }
         text = edited
+        configuration = (try? ConfigurationLoader.load(personal: edited, file: file, over: system)) ?? system
     }
 }
