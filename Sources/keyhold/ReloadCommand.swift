@@ -23,18 +23,17 @@ struct ReloadCommand: ParsableCommand {
 
     func run() throws {
         if !system, getuid() != 0 {
-            guard let personal = PersonalSettingsFile.read() else {
-                // None (any more): the companion hands over none, and the system's are in force
-                let reply = try control.run(.reloadSettings)
+            // Without a file (any more), the companion hands over none and the system's are in force
+            let personal = PersonalSettingsFile.read()
+            if let personal { try PersonalSettingsFile.check(personal.text, file: personal.file) }
+            let connected = try control.run(.reloadSettings)["companions"]?.intValue ?? 0 > 0
+            switch (personal, connected) {
+            case (nil, _):
                 print("you have no settings of your own: the system's are in force for you"
-                      + (reply["companions"]?.intValue ?? 0 > 0 ? "" : " (no keyhold-session of yours is connected)"))
-                return
-            }
-            try PersonalSettingsFile.check(personal.text, file: personal.file)
-            let reply = try control.run(.reloadSettings)
-            if reply["companions"]?.intValue ?? 0 > 0 {
+                      + (connected ? "" : " (no keyhold-session of yours is connected)"))
+            case (let personal?, true):
                 print("your settings (\(personal.file)) go to the daemon through your keyhold-session; in force while your session is in front")
-            } else {
+            case (let personal?, false):
                 print("\(personal.file) is valid; no keyhold-session of yours is connected: they apply once it is, while your session is in front")
             }
             return
