@@ -114,7 +114,7 @@ extension KeyholdDaemon: ControlHandler {
             ? [("application", (hub.focus.name ?? "unknown") + " (\(hub.focus.textField.rawValue) text field): " + hub.settings.reason)] : []
         return ControlStatus(
             paused: paused, configuration: configurationSource, layout: activeLayoutName,
-            unicodeMethod: "\(hub.unicodeMethod.method.rawValue) (\(hub.unicodeMethod.reason))",
+            unicodeMethod: hub.unicodeMethodLine,
             locale: engine?.services.keyboardContext.locale ?? "", virtualKeyboard: virtualKeyboard.devnode,
             keyboards: devices.summaries.map { .init(path: $0.path, name: $0.name, id: $0.id, grabbed: $0.grabbed) },
             extra: application
@@ -153,7 +153,7 @@ extension KeyholdDaemon: ControlHandler {
     public func session(of uid: UInt32) -> ControlSessionInfo {
         guard uid == hub.target.uid else { return ControlSessionInfo(inFront: false, paused: paused) }
         return ControlSessionInfo(inFront: true, paused: paused,
-                                  unicodeMethod: "\(hub.unicodeMethod.method.rawValue) (\(hub.unicodeMethod.reason))",
+                                  unicodeMethod: hub.unicodeMethodLine,
                                   application: hub.focus.name, settings: hub.settingsLine)
     }
 

@@ -231,7 +231,7 @@ public final class KeyholdDaemon {
             return "\(error)"
         }
         Log.info("ready: virtual keyboard \(virtualKeyboard.devnode ?? "(no event node)"), layout \(layoutNames)"
-                 + ", unicode method \(hub.unicodeMethod.method.rawValue) (\(hub.unicodeMethod.reason)), \(devices.grabbedCount) keyboard(s) grabbed")
+                 + ", unicode method \(hub.unicodeMethodLine), \(devices.grabbedCount) keyboard(s) grabbed")
         notifier.notify("READY=1\nSTATUS=\(devices.grabbedCount) keyboard(s) grabbed")
         StartupTimeline.mark("ready")
         checkBuiltInKeymap()

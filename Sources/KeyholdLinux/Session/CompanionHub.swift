@@ -71,6 +71,11 @@ public final class CompanionHub: CompanionEndpoint, EngineObserver {
     public var unicodeMethod: (method: UnicodeMethod, reason: String) {
         settings.unicodeMethod.resolved(for: target, companion: active?.backend)
     }
+    /// The same as `keyhold status` and the log say it: "session (auto: ..., keyhold-session connected (ibus))".
+    public var unicodeMethodLine: String {
+        let (method, reason) = unicodeMethod
+        return "\(method.rawValue) (\(reason))"
+    }
 
     private let loop: EventLoop
     /// Where its companions connect; nil without a control socket.
