@@ -190,18 +190,30 @@ search_cells() {
   clear "$app" "$file"; search_open; src_type kb euro; src_send kb "t 100" "d KEY_ESC" "u KEY_ESC" "t 100"; src_type kb x
   cell "$TARGET" "$app" "$layout" "search euro, Esc: nothing" "x" "$file"
 }
+# settings_open RUN...: keyhold-settings started in kuser's session (kuser's settings file removed
+# first), up once AT-SPI shows its rows; RUN: how a command runs in that session
+settings_open() {
+  rm -f /home/kuser/.config/keyhold/config.toml
+  launch settings env GSK_RENDERER=cairo "$(dirname "$KEYHOLD")/keyhold-settings"
+  check "$TARGET: the settings window shows its rows (AT-SPI)" wait_until 60 "$@" /usr/bin/python3 "$HERE/settings-driver.py" shown \
+    || { cat "$E2E_WORK/settings.out"; return 1; }
+}
+# settings_close: the window closed, kuser's file removed and the system's settings in force again
+# for what follows
+settings_close() {
+  pkill -f "$(dirname "$KEYHOLD")/keyhold-settings"
+  rm -f /home/kuser/.config/keyhold/config.toml
+  runuser -u kuser -- env HOME=/home/kuser "$KEYHOLD" reload > /dev/null 2>&1
+  check "$TARGET settings: the system's again" wait_until 10 status_has "settings: the system's"
+}
 # settings_window_check APP FILE: keyhold-settings in kuser's session, driven through its
 # accessibility tree (settings-driver.py, AT-SPI) as a screen reader drives it: Polski checked,
 # English unchecked, the hold time 800 ms; each is written to kuser's file at once, and in force:
 # a held for 600 ms types a, for 1.1 s opens Polish accents. A screenshot of the window.
 settings_window_check() {
   local app=$1 file=$2 conf=/home/kuser/.config/keyhold/config.toml driver=$HERE/settings-driver.py in_force
-  rm -f "$conf"
   in_force=$(log_count "): its user's personal settings are in force")
-  launch settings env GSK_RENDERER=cairo "$(dirname "$KEYHOLD")/keyhold-settings"
-  if ! check "$TARGET: the settings window shows its rows (AT-SPI)" wait_until 60 wl /usr/bin/python3 "$driver" shown; then
-    cat "$E2E_WORK/settings.out"; return
-  fi
+  settings_open wl || return
   check "$TARGET settings: Polski checked (AT-SPI)" wl /usr/bin/python3 "$driver" check "Polski (pl)" on
   check "$TARGET settings: kuser's file lists en and pl" wait_until 10 grep -qx 'locales = \["en", "pl"\]' "$conf"
   check "$TARGET settings: English unchecked (AT-SPI)" wl /usr/bin/python3 "$driver" check "English (en)" off
@@ -217,11 +229,7 @@ settings_window_check() {
   cell "$TARGET" "$app" us "settings window (800 ms): a held 600 ms, 1 -> a1" a1 "$file"
   clear "$app" "$file"; src_send kb "d a" "t 1100" "u a" "t 50" "d KEY_1" "u KEY_1"
   cell "$TARGET" "$app" us "settings window (pl): a held 1.1 s, 1 -> ą" ą "$file"
-  # The system's settings again for what follows
-  pkill -f "$(dirname "$KEYHOLD")/keyhold-settings"
-  rm -f "$conf"
-  runuser -u kuser -- env HOME=/home/kuser "$KEYHOLD" reload > /dev/null 2>&1
-  check "$TARGET settings: the system's again" wait_until 10 status_has "settings: the system's"
+  settings_close
 }
 # settings_in_front_check APP FILE: (X11, where the companion knows which window has the focus)
 # the settings window offers the application that had the focus as one click, through AT-SPI:
@@ -229,11 +237,7 @@ settings_window_check() {
 settings_in_front_check() {
   local app=$1 file=$2 conf=/home/kuser/.config/keyhold/config.toml driver=$HERE/settings-driver.py
   local session=(runuser -u kuser -- env DISPLAY="$DISPLAY_NUM" DBUS_SESSION_BUS_ADDRESS="unix:path=/run/user/$(id -u kuser)/bus")
-  rm -f "$conf"
-  launch settings env GSK_RENDERER=cairo "$(dirname "$KEYHOLD")/keyhold-settings"
-  if ! check "$TARGET: the settings window shows its rows (AT-SPI)" wait_until 60 "${session[@]}" /usr/bin/python3 "$driver" shown; then
-    cat "$E2E_WORK/settings.out"; return
-  fi
+  settings_open "${session[@]}" || return
   check "$app focused (the settings window open)" focus "keyhold-$app"
   check "$TARGET settings: one click turns accents off in the application in front (AT-SPI)" \
     wait_until 20 "${session[@]}" /usr/bin/python3 "$driver" press "The application in front"
@@ -241,10 +245,7 @@ settings_in_front_check() {
   check "$TARGET settings: in force for that application" wait_until 10 status_has "rule apps\."
   clear "$app" "$file"; src_send kb "d e" "t 800" "u e" "t 50" "d KEY_2" "u KEY_2"
   check "$TARGET $app: no accents there: e held, 2 -> e (and its repeats) then 2" wait_until 15 grep -qxE 'e+2' "$file"
-  pkill -f "$(dirname "$KEYHOLD")/keyhold-settings"
-  rm -f "$conf"
-  runuser -u kuser -- env HOME=/home/kuser "$KEYHOLD" reload > /dev/null 2>&1
-  check "$TARGET settings: the system's again" wait_until 10 status_has "settings: the system's"
+  settings_close
 }
 # search_picker_check APP FILE [SEC]: the search key and euro -> a picker appears (OCR reads the
 # query); Esc removes it, typing nothing. SEC: how long a shot waits for the desktop to draw (1.5).
