@@ -71,7 +71,8 @@ e2e_hook() { if declare -F "$1" > /dev/null; then "$1"; fi; }
 #   NAME=VALUE      NAME set to VALUE in the guest
 #   NAME            the caller's NAME passed as it is now, if set (e.g. KEYHOLD, DESKTOP_PHASES)
 #   VM_KNOB=VALUE   a vm.sh knob (VM_SYSTEMD=1, VM_TIMEOUT=...), not passed to the guest
-# $VM_ENV names more variables to pass, as with vm.sh. Returns vm.sh's exit status.
+# $VM_ENV names more variables to pass, as with vm.sh. A guest of another release (VM_RELEASE=...)
+# sees the repository and the probe's folder at the same paths. Returns vm.sh's exit status.
 e2e_vm_run() {
   local out=$1 cmd=$2 arg names="E2E_OUT E2E_PROBE" vars; shift 2
   vars=(E2E_OUT="$out" E2E_PROBE="$E2E_VMDIR/bin/probe")
@@ -82,7 +83,8 @@ e2e_vm_run() {
       *) names+=" $arg"; if [ -n "${!arg+x}" ]; then vars+=("$arg=${!arg}"); fi ;;
     esac
   done
-  env "${vars[@]}" VM_ENV="$names ${VM_ENV:-}" VM_RWDIR="$out" "$HERE/vm.sh" run "$cmd"
+  env VM_HOST_PATHS="$E2E_REPO $E2E_VMDIR/bin ${VM_HOST_PATHS:-}" "${vars[@]}" VM_ENV="$names ${VM_ENV:-}" VM_RWDIR="$out" \
+    "$HERE/vm.sh" run "$cmd"
 }
 
 # e2e_release_keyhold SUITE: sets KEYHOLD to an absolute path, building the release keyhold first

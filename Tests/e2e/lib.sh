@@ -38,8 +38,9 @@ declare -gA SRC_FD=() SRC_PID=() SRC_DEV=() SRC_OUT=() REC_PID=() REC_FILE=() PT
 # ---- output and checks ----
 uptime_s() { local up _; read -r up _ < /proc/uptime; echo "$up"; }
 log() { echo "[$(uptime_s)] $*"; }
-pass() { PASSED=$((PASSED + 1)); echo "[$(uptime_s)] PASS $1"; }
-fail() { FAILED=$((FAILED + 1)); echo "[$(uptime_s)] FAIL $1${2:+: $2}"; }
+# (E2E_LABEL, e.g. "Debian 13: ", goes before every check's name: a suite run on two releases)
+pass() { PASSED=$((PASSED + 1)); echo "[$(uptime_s)] PASS ${E2E_LABEL:-}$1"; }
+fail() { FAILED=$((FAILED + 1)); echo "[$(uptime_s)] FAIL ${E2E_LABEL:-}$1${2:+: $2}"; }
 # check NAME CMD...: pass if CMD succeeds; its output is shown only on failure. CMD runs in
 # this shell (so it may set variables) with output to a file, not $(...): a background process
 # it starts would hold a $(...) pipe open and hang the check.

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2016,SC2153   # eval'd check expressions in single quotes; PKG_* etc. come from the host
 # package-e2e.sh - the Debian package (make deb) installed, upgraded, removed and purged with apt in
-# a QEMU guest booted with systemd (VM_SYSTEMD=1), on a machine without a Swift toolchain.
+# a QEMU guest booted with systemd (VM_SYSTEMD=1), on a machine without a Swift toolchain: the
+# package built on Debian 12 checked on Debian 12 (the host's root) and again on Debian 13 (a
+# trixie root and kernel: vm.sh VM_RELEASE=trixie, Tests/e2e/roots/trixie.pkgs), where it must
+# install from that release's libraries.
 #
 #   Tests/e2e/package-e2e.sh            # host: make deb-only of the release binaries ($KEYHOLD, else
 #                                       # built), lintian, vm.sh setup, boot, print the results
@@ -53,7 +56,7 @@
 #              starting keyhold-session as the README says): hold e, 2 types é in foot
 #
 # Results go to $E2E_RESULTS/package (default <repo>/e2e-results/package): counts, lintian.txt,
-# apt logs, file lists. The last line is "N passed, N failed"; exit status non-zero on any failure.
+# apt logs, file lists; Debian 13's in package/trixie (its checks' names begin "Debian 13: "). The last line is "N passed, N failed"; exit status non-zero on any failure.
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
@@ -118,8 +121,10 @@ guest() {
   v_prev=$(dpkg-deb -f "$PKG_PREV" Version)
 
   # ---- the machine: systemd, udevd; no Swift toolchain; no container's policy-rc.d
+  log "the machine: $(. /etc/os-release; echo "$PRETTY_NAME"), kernel $(uname -r), systemd $(systemctl --version | awk 'NR==1{print $2}')"
   check "systemd is PID 1" test "$(cat /proc/1/comm)" = systemd
   check "systemd-udevd is running" wait_until 30 systemctl is-active --quiet systemd-udevd.service
+  mkdir -p "$SWIFT_ROOT"   # (the host's path: a Debian 13 root has no such directory)
   mount -t tmpfs -o mode=0755,size=64k keyhold-no-swift "$SWIFT_ROOT"
   check "the Swift toolchain is hidden ($SWIFT_ROOT is empty, swift cannot run)" \
     eval '[ -z "$(ls -A "$SWIFT_ROOT")" ] && ! swift --version > /dev/null 2>&1'
@@ -288,6 +293,7 @@ boot_guest() {
   check "the companion its session started connects" \
     wait_until 90 eval 'journalctl -b -q -o cat --no-pager -u keyhold.service | grep -q "keyhold-session pid .* of uid $kuid (wayland) connected"'
   check "foot started" wait_until 60 test -e /home/kuser/foot.txt
+  log "$(sway --version), foot $(foot --version | awk '{print $2}')"
   sleep 2
   src_type kb x   # sway sends the keymap to the seat's clients once a keyboard types
   hold_pick $K_E 2
@@ -336,19 +342,44 @@ host_before_guest() {
   { lintian "$PKG_NEW" 2>&1 | grep -v '^running with root privileges' > "$results/lintian.txt"; } &
   LINTIAN_PID=$!
 }
-# lintian's verdict; then the second boot of the same disk (boot_guest), its results in boot/
+# lintian's verdict; then the second boot of the same disk (boot_guest), its results in boot/;
+# then both boots again on Debian 13
 host_after_guest() {
-  local results=$E2E_RESDIR rc=0
+  local results=$E2E_RESDIR t=$SECONDS
   wait "$LINTIAN_PID"
   sed 's/^/package-e2e: lintian: /' "$results/lintian.txt"
   if ! grep -q '^E:' "$results/lintian.txt"; then E2E_PASSED=$((E2E_PASSED + 1)); echo "PASS lintian: no error"
   else E2E_FAILED=$((E2E_FAILED + 1)); echo "FAIL lintian reports errors"; fi
-  mkdir -p "$E2E_RESDIR/boot"
-  e2e_vm_run "$E2E_RESDIR/boot" "bash $HERE/package-e2e.sh --boot-guest" "${GUEST_ARGS[@]}" VM_SYSTEMD_TARGET=multi-user.target || rc=$?
-  e2e_guest_counts package-e2e "$E2E_RESDIR/boot" "$rc"
+  boot_again "$results" "$results/disk.img"
+  echo "package-e2e: Debian 12 took $((SECONDS - E2E_T0)) s"
+  t=$SECONDS
+  if VM_RELEASE=trixie "$HERE/vm.sh" setup; then
+    local rc=0 dir=$results/trixie
+    mkdir -p "$dir"
+    # (the packages' folder seen too when the results are outside the repository)
+    VM_HOST_PATHS="$results/debs" e2e_vm_run "$dir" "bash $HERE/package-e2e.sh --guest" "${GUEST_ARGS[@]}" VM_DISK="$dir/disk.img" \
+      VM_RELEASE=trixie E2E_LABEL="Debian 13: " || rc=$?
+    add_counts "$dir" "$rc"
+    boot_again "$dir" "$dir/disk.img" VM_RELEASE=trixie E2E_LABEL="Debian 13: "
+  else
+    E2E_FAILED=$((E2E_FAILED + 1)); echo "FAIL Debian 13: its root made (vm.sh setup, VM_RELEASE=trixie)"
+  fi
+  echo "package-e2e: Debian 13 took $((SECONDS - t)) s; total $((SECONDS - E2E_T0)) s; logs in $results"
+}
+# boot_again DIR DISK [ARG...]: the machine on DISK booted again (boot_guest), its results in
+# DIR/boot; the disk is removed after it
+boot_again() {
+  local dir=$1 disk=$2 rc=0; shift 2
+  mkdir -p "$dir/boot"
+  e2e_vm_run "$dir/boot" "bash $HERE/package-e2e.sh --boot-guest" "${GUEST_ARGS[@]}" VM_DISK="$disk" \
+    VM_SYSTEMD_TARGET=multi-user.target "$@" || rc=$?
+  add_counts "$dir/boot" "$rc"
+  rm -f "$disk"
+}
+# add_counts DIR RC: a guest's counts added to the suite's
+add_counts() {
+  e2e_guest_counts package-e2e "$1" "$2"
   E2E_PASSED=$((E2E_PASSED + E2E_P)) E2E_FAILED=$((E2E_FAILED + E2E_F))
-  rm -f "$E2E_RESDIR/disk.img"
-  echo "package-e2e: total $((SECONDS - E2E_T0)) s; logs in $E2E_RESDIR"
 }
 
 host() {
@@ -356,9 +387,9 @@ host() {
   . "$HERE/host.sh"
   # Both boots on one disk, made anew: the second boot finds the first one's machine.
   local disk=${E2E_RESULTS:-$E2E_REPO/e2e-results}/package/disk.img
-  GUEST_ARGS=(KEYHOLD REPO PKG_NEW PKG_PREV PKG_VERSION SWIFT_ROOT VM_SYSTEMD=1 VM_DISK="$disk"
+  GUEST_ARGS=(KEYHOLD REPO PKG_NEW PKG_PREV PKG_VERSION SWIFT_ROOT VM_SYSTEMD=1
               VM_TIMEOUT="${VM_TIMEOUT:-900}" VM_APPEND="systemd.show_status=0 ${VM_APPEND:-}")
-  e2e_host package-e2e package --pkgs "acl sway foot" "${GUEST_ARGS[@]}"
+  e2e_host package-e2e package --pkgs "acl sway foot" "${GUEST_ARGS[@]}" VM_DISK="$disk"
 }
 
 case "${1:-}" in

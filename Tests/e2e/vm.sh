@@ -4,7 +4,10 @@
 # machines have no uinput and no input devices; the guest has both.
 #
 # The guest sees the host's whole / read-only over 9p under a tmpfs overlay (guest writes
-# vanish at power-off), plus one host directory read-write at the same path. The command
+# vanish at power-off), plus one host directory read-write at the same path. With VM_RELEASE it
+# boots another Debian release instead: a root file system of that release's packages (made by
+# mmdebstrap, cached, remade when Tests/e2e/roots/RELEASE.pkgs changes) and its own kernel, the
+# host paths VM_HOST_PATHS names seen read-only at the same paths (the tests, the probe). The command
 # runs as root with bash, cwd = $PWD and PATH = host PATH; its output streams to stdout and
 # vm.sh exits with its exit status (125 if the guest never reported one, e.g. on timeout).
 #
@@ -27,6 +30,8 @@
 #   VM_ENV="A B"          names of host env vars to pass into the guest (PATH always passed)
 #   VM_APPEND="..."       extra kernel command line       VM_DEBUG=1  kernel messages + init trace
 #   VM_EXTRA_PKGS="..."   (setup) more Debian packages    VM_REFRESH=1 (setup) re-resolve the kernel
+#   VM_RELEASE=trixie     (setup and run) boot that Debian release's root and kernel, not the host's
+#   VM_HOST_PATHS="/a /b" (run, with VM_RELEASE) host directories seen read-only at the same paths
 #
 # KVM is deliberately not offered: /dev/kvm on these machines is a PVM host on which a stock
 # kernel hangs ("KVM internal error"), so the guest always runs under TCG.
@@ -35,12 +40,22 @@ set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 VM_DIR=${VM_DIR:-/tmp/keyhold-vm}
-GUEST="$VM_DIR/guest"            # kernel tree (dpkg -x), vmlinux, initrd
+VM_RELEASE=${VM_RELEASE:-}
+if [ -n "$VM_RELEASE" ]; then
+  RELEASE_DIR="$VM_DIR/$VM_RELEASE"
+  ROOT="$RELEASE_DIR/root"       # the release's root file system (mmdebstrap)
+  GUEST="$RELEASE_DIR/guest"     # vmlinux, initrd
+else
+  ROOT=/
+  GUEST="$VM_DIR/guest"          # kernel tree (dpkg -x), vmlinux, initrd
+fi
 
 # Host packages. The guest runs the host's binaries, so test tools installed here are the
 # guest's too. udev lets a guest run systemd-udevd (udev-rule tests); gcc + libevdev-dev build
 # the probe tool (it only needs kernel headers, libevdev is for the daemon's own build).
 PKGS="qemu-system-x86 busybox-static kmod udev interception-tools evtest kbd python3 gcc libc6-dev libevdev-dev e2fsprogs ${VM_EXTRA_PKGS:-}"
+# another release's root is made by mmdebstrap; its kernel is zstd-compressed
+[ -z "$VM_RELEASE" ] || PKGS+=" mmdebstrap zstd xz-utils"
 
 die() { echo "vm.sh: $*" >&2; exit 125; }
 now() { date +%s.%N; }
@@ -70,7 +85,7 @@ setup() {
   # 1. packages: skip apt entirely when everything is installed (keeps repeat setups ~1 s)
   t=$(now); local miss; miss=$(missing_pkgs)
   local need_kernel=0
-  if [ ! -f "$GUEST/vmlinux" ] || [ ! -f "$GUEST/kpkg" ] || [ "${VM_REFRESH:-0}" = 1 ]; then need_kernel=1; fi
+  if [ -z "$VM_RELEASE" ] && { [ ! -f "$GUEST/vmlinux" ] || [ ! -f "$GUEST/kpkg" ] || [ "${VM_REFRESH:-0}" = 1 ]; }; then need_kernel=1; fi
   if [ -n "$miss" ] || [ $need_kernel = 1 ]; then
     # shellcheck disable=SC2086
     apt_install $miss
@@ -91,42 +106,91 @@ setup() {
       rm -f "$GUEST"/*.deb
       local kv; kv=$(ls "$GUEST/kernel/lib/modules")
       depmod -b "$GUEST/kernel" "$kv"          # the package ships no modules.dep
-      /usr/bin/python3 - "$GUEST/kernel/boot/vmlinuz-$kv" "$GUEST/vmlinux.tmp" <<'EOF'
-import lzma, sys
-d = open(sys.argv[1], 'rb').read()
-off = d.find(b'\xfd7zXZ\x00')
-if off < 0: sys.exit("vmlinuz is not xz-compressed")
-open(sys.argv[2], 'wb').write(lzma.LZMADecompressor().decompress(d[off:]))
-EOF
-      mv "$GUEST/vmlinux.tmp" "$GUEST/vmlinux"
+      vmlinux_of "$GUEST/kernel/boot/vmlinuz-$kv" "$GUEST/vmlinux" || die "cannot unpack vmlinuz-$kv"
       echo "$kpkg" > "$GUEST/kpkg"
     fi
   fi
-  local kv; kv=$(ls "$GUEST/kernel/lib/modules")
+  # the modules' tree (KBASE/lib/modules/KV) and where the guest finds it ("" = in its own root)
+  local kv kbase=$GUEST/kernel guest_mods
+  if [ -n "$VM_RELEASE" ]; then
+    release_root
+    kbase=$ROOT; kv=$(ls "$ROOT/usr/lib/modules" | tail -1); guest_mods=""
+    if [ ! -f "$GUEST/vmlinux" ] || [ "$(cat "$GUEST/kpkg" 2>/dev/null)" != "$kv" ]; then
+      vmlinux_of "$ROOT/boot/vmlinuz-$kv" "$GUEST/vmlinux" || die "cannot unpack $ROOT/boot/vmlinuz-$kv"
+      echo "$kv" > "$GUEST/kpkg"
+    fi
+  else
+    kv=$(ls "$GUEST/kernel/lib/modules"); guest_mods=$GUEST/kernel/lib/modules/$kv
+  fi
   echo "setup: kernel $(since "$t") ($(cat "$GUEST/kpkg"))"
 
   # 3. initramfs: static busybox + virtio/9p/overlay modules + our /init; rebuilt only when
   #    the init script or the kernel changed
   t=$(now)
-  local sum; sum=$( { write_init; echo "$kv"; } | md5sum | cut -d' ' -f1)
+  local sum; sum=$( { write_init; echo "$kv $kbase"; } | md5sum | cut -d' ' -f1)
   if [ ! -f "$GUEST/initrd.gz" ] || [ "$(cat "$GUEST/initrd.sum" 2>/dev/null)" != "$sum" ]; then
     local ir="$GUEST/ir"; rm -rf "$ir"; mkdir -p "$ir"/{bin,dev,proc,sys,mods}
     cp /bin/busybox "$ir/bin/busybox"
     mknod "$ir/dev/console" c 5 1                 # else init's output vanishes
     : > "$ir/modules.list"
-    modprobe -d "$GUEST/kernel" -S "$kv" --show-depends -a virtio_pci 9p 9pnet_virtio overlay virtio_blk ext4 \
+    # (busybox's insmod takes modules uncompressed: a newer release's are .ko.xz)
+    modprobe -d "$kbase" -S "$kv" --show-depends -a virtio_pci 9p 9pnet_virtio overlay virtio_blk ext4 \
       | awk '$1=="insmod"{print $2}' | awk '!seen[$0]++' | while read -r f; do
-        cp "$f" "$ir/mods/"; basename "$f" >> "$ir/modules.list"; done
+        m=$(basename "$f"); m=${m%.xz}; m=${m%.zst}
+        case $f in
+          *.xz) xz -dc "$f" > "$ir/mods/$m" ;;
+          *.zst) zstd -qdc "$f" > "$ir/mods/$m" ;;
+          *) cp "$f" "$ir/mods/$m" ;;
+        esac
+        echo "$m" >> "$ir/modules.list"; done
     write_init > "$ir/init"; chmod 755 "$ir/init"
     (cd "$ir" && find . | busybox cpio -o -H newc -R 0:0 2>/dev/null | gzip -1) > "$GUEST/initrd.gz.tmp"
     mv "$GUEST/initrd.gz.tmp" "$GUEST/initrd.gz"; rm -rf "$ir"
-    echo "$GUEST/kernel/lib/modules/$kv" > "$GUEST/moddir"
+    echo "$guest_mods" > "$GUEST/moddir"
     echo "$sum" > "$GUEST/initrd.sum"
   fi
   echo "setup: initramfs $(since "$t")"
 
   t=$(now); build; echo "setup: guest tools $(since "$t")"
-  echo "setup done in $(since "$t0"): kernel $kv, cache $VM_DIR"
+  echo "setup done in $(since "$t0"): kernel $kv, cache $VM_DIR${VM_RELEASE:+, root $ROOT}"
+}
+
+# vmlinux_of VMLINUZ OUT: the kernel's ELF image, booted directly (PVH entry): QEMU then skips the
+# kernel's own decompressor, which is slow under TCG (xz: Debian 12; zstd: Debian 13)
+vmlinux_of() {
+  /usr/bin/python3 - "$1" "$2.tmp" <<'EOF' && mv "$2.tmp" "$2"
+import lzma, subprocess, sys
+d = open(sys.argv[1], 'rb').read()
+xz, zst = d.find(b'\xfd7zXZ\x00'), d.find(b'\x28\xb5\x2f\xfd')
+if xz >= 0:
+    elf = lzma.LZMADecompressor().decompress(d[xz:])
+elif zst >= 0:
+    # zstd ends the frame with an error for the bytes after it: the ELF is whole
+    elf = subprocess.run(['zstd', '-qdc'], input=d[zst:], capture_output=True).stdout
+else:
+    sys.exit("vmlinuz is neither xz- nor zstd-compressed")
+if not elf.startswith(b'\x7fELF'): sys.exit("no ELF image in vmlinuz")
+open(sys.argv[2], 'wb').write(elf)
+EOF
+}
+
+# release_root: ROOT made by mmdebstrap from Debian's archive: the release's packages of priority
+# important and those Tests/e2e/roots/RELEASE.pkgs lists, no Recommends (a test names what it
+# uses); made again when that list or this function changes, else kept
+release_root() {
+  local list="$HERE/roots/$VM_RELEASE.pkgs" pkgs sum t; t=$(now)
+  [ -f "$list" ] || die "no package list for $VM_RELEASE ($list)"
+  pkgs=$(sed 's/#.*//' "$list" | xargs | tr ' ' ,)
+  sum=$( { echo "$VM_RELEASE $pkgs"; declare -f release_root; } | md5sum | cut -d' ' -f1)
+  if [ -d "$ROOT" ] && [ "$(cat "$RELEASE_DIR/root.sum" 2>/dev/null)" = "$sum" ]; then
+    echo "setup: $VM_RELEASE root kept ($ROOT)"; return
+  fi
+  mkdir -p "$RELEASE_DIR" "$GUEST"; rm -rf "$ROOT" "$ROOT.new" "$RELEASE_DIR/root.sum"
+  mmdebstrap --mode=root --variant=important --aptopt='APT::Install-Recommends "false"' \
+    --include="$pkgs" "$VM_RELEASE" "$ROOT.new" http://deb.debian.org/debian > "$RELEASE_DIR/mmdebstrap.log" 2>&1 \
+    || { tail -20 "$RELEASE_DIR/mmdebstrap.log" >&2; die "mmdebstrap $VM_RELEASE failed (log: $RELEASE_DIR/mmdebstrap.log)"; }
+  mv "$ROOT.new" "$ROOT"; echo "$sum" > "$RELEASE_DIR/root.sum"
+  echo "setup: $VM_RELEASE root made in $(since "$t") ($(du -sh "$ROOT" | cut -f1))"
 }
 
 # The guest-side tools, built on the host (the guest sees them over 9p): probe, the input tool
@@ -171,26 +235,36 @@ ln -sf /proc/self/fd/1 $R/dev/stdout; ln -sf /proc/self/fd/2 $R/dev/stderr
 mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts $R/dev/pts; mount -t tmpfs -o mode=1777 shm $R/dev/shm
 mount -t tmpfs -o mode=755 run $R/run
 # modprobe in the guest finds the guest kernel's modules (depmod'ed on the host) through this link
-KV=$(uname -r); mkdir -p $R/usr/lib/modules; ln -sfn "$(arg khvm.mods)" $R/usr/lib/modules/$KV
+# (another release's root has its kernel's modules itself: no khvm.mods)
+KV=$(uname -r); M=$(arg khvm.mods)
+if [ -n "$M" ]; then mkdir -p $R/usr/lib/modules; ln -sfn "$M" $R/usr/lib/modules/$KV; fi
 mkdir -p $R/run/khvm; mount -t 9p -o $O9P khvmrun $R/run/khvm
+# another release's root: the host directories the test needs, read-only at the same paths
+HP=$(arg khvm.hostpaths)
+if [ -n "$HP" ]; then
+  mkdir -p $R/run/khvm-host; mount -t 9p -o ro,$O9P,cache=loose hostfs $R/run/khvm-host
+  for p in $(echo "$HP" | tr , ' '); do mkdir -p "$R$p"; mount -o bind "$R/run/khvm-host$p" "$R$p"; done
+fi
 RW=$(arg khvm.rwdir)
 if [ -n "$RW" ]; then mkdir -p "$R$RW"; mount -t 9p -o $O9P rwdir "$R$RW"; fi
 stty -F /dev/console -onlcr 2>/dev/null   # the serial console would turn LF into CRLF
 # stage 2 runs as PID 1 inside the real root (switch_root, not chroot: systemd tools such as
 # udevadm refuse to work when they detect a chroot)
+# (with the initramfs's busybox: another release's root has none)
+mkdir -p $R/run/khvm-bin; cp /bin/busybox $R/run/khvm-bin/busybox
 cat > $R/run/khvm-stage2 <<'S2'
-#!/bin/busybox sh
+#!/run/khvm-bin/busybox sh
 /usr/bin/env -i HOME=/root TERM=linux LANG=C.UTF-8 /bin/sh -c \
   '. /run/khvm/env; cd "$(cat /run/khvm/cwd)" 2>/dev/null || cd /; exec /bin/bash /run/khvm/cmd.sh' \
   </dev/console >/dev/console 2>&1
 echo $? > /run/khvm/exit_status
 sync
-/bin/busybox poweroff -f
+/run/khvm-bin/busybox poweroff -f
 S2
 chmod 755 $R/run/khvm-stage2
 if [ -n "$(arg khvm.systemd)" ]; then
   # systemd as PID 1: boot only khvm.target (basic.target + our oneshot), power off when it ends
-  sed -e 's|^/bin/busybox poweroff -f$|exit 0|' $R/run/khvm-stage2 > $R/run/khvm-stage2-systemd
+  sed -e 's|^/run/khvm-bin/busybox poweroff -f$|exit 0|' $R/run/khvm-stage2 > $R/run/khvm-stage2-systemd
   chmod 755 $R/run/khvm-stage2-systemd
   # booting basic.target (or khvm.target=TARGET: multi-user.target, as a machine boots) + our oneshot
   T=$(arg khvm.target); T=${T:-basic.target}
@@ -214,6 +288,8 @@ TimeoutStartSec=infinity
 T
   # tmpfiles-setup walks big host trees over 9p: ~90 s under TCG
   ln -sf /dev/null $R/etc/systemd/system/systemd-tmpfiles-setup.service
+  # a newer release mounts a tmpfs on /tmp (Debian 13), which would hide the host paths there
+  [ -z "$HP" ] || ln -sf /dev/null $R/etc/systemd/system/tmp.mount
   exec switch_root -c /dev/console $R /lib/systemd/systemd --unit=khvm.target --show-status=no
 fi
 exec switch_root -c /dev/console $R /run/khvm-stage2
@@ -233,7 +309,8 @@ run() {
   pwd > "$run/cwd"
   { printf 'export PATH=%q\n' "$PATH"
     for v in ${VM_ENV:-}; do if [ -n "${!v+x}" ]; then printf 'export %s=%q\n' "$v" "${!v}"; fi; done; } > "$run/env"
-  local append; append="console=ttyS0 panic=-1 khvm.mods=$(cat "$GUEST/moddir")"
+  local append; append="console=ttyS0 panic=-1"
+  [ -z "$(cat "$GUEST/moddir")" ] || append+=" khvm.mods=$(cat "$GUEST/moddir")"
   if [ "${VM_DEBUG:-0}" = 1 ]; then append+=" khvm.debug=1"; else append+=" loglevel=0"; fi
   if [ -n "$rw" ]; then append+=" khvm.rwdir=$rw"; fi
   if [ "${VM_SYSTEMD:-0}" = 1 ]; then append+=" khvm.systemd=1${VM_SYSTEMD_TARGET:+ khvm.target=$VM_SYSTEMD_TARGET}"; fi
@@ -242,18 +319,24 @@ run() {
     [ -f "$VM_DISK" ] || { truncate -s 4G "$VM_DISK" && mkfs.ext4 -q -F "$VM_DISK"; } || die "cannot make the disk $VM_DISK"
     append+=" khvm.disk=1"
   fi
+  local hostpaths=""
+  if [ -n "$VM_RELEASE" ] && [ -n "${VM_HOST_PATHS:-}" ]; then
+    hostpaths=$(echo "$VM_HOST_PATHS" | xargs -n1 | sort -u | paste -sd, -)
+    append+=" khvm.hostpaths=$hostpaths"
+  fi
   append+=" ${VM_APPEND:-}"
   local args=(
     -accel tcg -cpu max -machine q35 -m "${VM_MEM:-1024}" -smp "${VM_CPUS:-2}"
     -nodefaults -no-user-config -display none -no-reboot
     -chardev stdio,id=con,signal=off -serial chardev:con
     -kernel "$GUEST/vmlinux" -initrd "$GUEST/initrd.gz" -append "$append"
-    -fsdev local,id=fs0,path=/,security_model=none,readonly=on,multidevs=remap
+    -fsdev local,id=fs0,path="$ROOT",security_model=none,readonly=on,multidevs=remap
     -device virtio-9p-pci,fsdev=fs0,mount_tag=hostroot
     -fsdev local,id=fs1,path="$run",security_model=none
     -device virtio-9p-pci,fsdev=fs1,mount_tag=khvmrun
   )
   if [ -n "$rw" ]; then args+=(-fsdev local,id=fs2,path="$rw",security_model=none -device virtio-9p-pci,fsdev=fs2,mount_tag=rwdir); fi
+  if [ -n "$hostpaths" ]; then args+=(-fsdev local,id=fs3,path=/,security_model=none,readonly=on,multidevs=remap -device virtio-9p-pci,fsdev=fs3,mount_tag=hostfs); fi
   # (a test's disk: its writes need not survive the host, so QEMU may skip the flushes)
   if [ -n "${VM_DISK:-}" ]; then args+=(-drive file="$VM_DISK",if=virtio,format=raw,cache=unsafe); fi
   if [ -n "${VM_QMP:-}" ]; then rm -f "$VM_QMP"; args+=(-qmp unix:"$VM_QMP",server=on,wait=off); fi
