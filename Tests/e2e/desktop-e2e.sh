@@ -30,7 +30,10 @@
 # Widgets line edit, a QML TextField, a GTK 3 entry and Konsole (target kde+ks), layouts us then
 # de; the picker as KWin's input panel under the text cursor (OCR); a Qt password field; the
 # companion killed mid-text (KWin starts it again, nothing lost).
-# DESKTOP_PHASES="vt x11 wayland gnome gnome-x11 kde" (the default) picks phases when working on one.
+# Last, on Debian 13 (trixie-sway: a trixie root and kernel, vm.sh VM_RELEASE=trixie), the wayland
+# phase again: sway 1.10, foot and the GTK entry, with the binaries built on Debian 12.
+# DESKTOP_PHASES="vt x11 wayland gnome gnome-x11 kde trixie-sway" (the default) picks phases when
+# working on one.
 #
 # Checks, each PASS/FAIL:
 #   auto      the x11 session on VT 7 becomes active: Keyhold switches to ctrl-shift-u by itself
@@ -1191,9 +1194,9 @@ ocr_checks() {
     if [ "$kind" = words ]; then echo "$digits" | grep -qi -- "$words" && read_right=yes
     elif [ "$(echo "$digits" | tr -cd '0-9')" = 1234567 ]; then read_right=yes; fi
     if [ "$read_right" = yes ]; then
-      echo "PASS $name"; E2E_PASSED=$((E2E_PASSED + 1))
+      echo "PASS ${E2E_LABEL:-}$name"; E2E_PASSED=$((E2E_PASSED + 1))
     else
-      echo "FAIL $name: read $digits"; E2E_FAILED=$((E2E_FAILED + 1))
+      echo "FAIL ${E2E_LABEL:-}$name: read $digits"; E2E_FAILED=$((E2E_FAILED + 1))
     fi
   done < "$results/ocr-checks"
 }
@@ -1680,9 +1683,9 @@ guest() {
 host() {
   # shellcheck source=host.sh
   . "$HERE/host.sh"
-  local phases=" ${DESKTOP_PHASES:-vt x11 wayland gnome gnome-x11 kde} " others run desktop
+  local phases=" ${DESKTOP_PHASES:-vt x11 wayland gnome gnome-x11 kde trixie-sway} " others run desktop
   DESKTOP_PASSED=0 DESKTOP_FAILED=0 DESKTOP_GUESTS=0 DESKTOP_BROKEN=()
-  others=$(echo "$phases" | tr ' ' '\n' | grep -vxE 'gnome|gnome-x11|kde' | xargs)
+  others=$(echo "$phases" | tr ' ' '\n' | grep -vxE 'gnome|gnome-x11|kde|trixie-sway' | xargs)
   # A bound on each guest well above its run on a loaded CI machine (X11 and sway about 450 s
   # there: 1200 s; GNOME 380 to 560 s: 1000 s; KDE 200 s: 600 s): a guest that hangs costs that,
   # not the whole run's time.
@@ -1702,6 +1705,12 @@ host() {
     guest_group "desktop-$desktop" "$run" --qmp --pkgs "alsa-utils $pkgs" KEYHOLD DESKTOP_PHASES BENCH_CHARACTERS \
       VM_SYSTEMD=1 VM_MEM=4096 VM_CPUS=2 VM_QEMU_OPTS="-device VGA,xres=800,yres=600 ${GNOME_CPU:--cpu qemu64,+ssse3,+sse4.1,+sse4.2,+popcnt}" VM_TIMEOUT="$timeout"
   done
+  # Debian 13 (trixie's root and kernel: vm.sh VM_RELEASE, Tests/e2e/roots/trixie.pkgs): the
+  # wayland phase in sway 1.10, its checks named "Debian 13: ..."
+  case $phases in *" trixie-sway "*)
+    E2E_LABEL="Debian 13: " VM_RELEASE=trixie guest_group desktop-trixie-sway wayland KEYHOLD DESKTOP_PHASES BENCH_CHARACTERS \
+      E2E_LABEL VM_SYSTEMD=1 VM_MEM="${VM_MEM:-2048}" VM_CPUS="${VM_CPUS:-2}" VM_TIMEOUT="${VM_TIMEOUT:-900}" ;;
+  esac
   if [ "$DESKTOP_GUESTS" -gt 1 ]; then
     echo "desktop-e2e, all phases:"
     echo "$DESKTOP_PASSED passed, $DESKTOP_FAILED failed"
