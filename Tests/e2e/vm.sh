@@ -31,6 +31,7 @@
 #   VM_APPEND="..."       extra kernel command line       VM_DEBUG=1  kernel messages + init trace
 #   VM_EXTRA_PKGS="..."   (setup) more Debian packages    VM_REFRESH=1 (setup) re-resolve the kernel
 #   VM_RELEASE=trixie     (setup and run) boot that Debian release's root and kernel, not the host's
+#                         (trixie-gnome: its root with roots/trixie-gnome.pkgs added)
 #   VM_HOST_PATHS="/a /b" (run, with VM_RELEASE) host directories seen read-only at the same paths
 #
 # KVM is deliberately not offered: /dev/kvm on these machines is a PVM host on which a stock
@@ -176,18 +177,20 @@ EOF
 
 # release_root: ROOT made by mmdebstrap from Debian's archive: the release's packages of priority
 # important and those Tests/e2e/roots/RELEASE.pkgs lists, no Recommends (a test names what it
-# uses); made again when that list or this function changes, else kept
+# uses); made again when that list or this function changes, else kept. VM_RELEASE=SUITE-FLAVOUR
+# (trixie-gnome) is SUITE with roots/SUITE-FLAVOUR.pkgs added, in a root of its own.
 release_root() {
-  local list="$HERE/roots/$VM_RELEASE.pkgs" pkgs sum t; t=$(now)
-  [ -f "$list" ] || die "no package list for $VM_RELEASE ($list)"
-  pkgs=$(sed 's/#.*//' "$list" | xargs | tr ' ' ,)
+  local suite=${VM_RELEASE%%-*} lists list pkgs sum t; t=$(now)
+  lists=("$HERE/roots/$suite.pkgs"); [ "$suite" = "$VM_RELEASE" ] || lists+=("$HERE/roots/$VM_RELEASE.pkgs")
+  for list in "${lists[@]}"; do [ -f "$list" ] || die "no package list for $VM_RELEASE ($list)"; done
+  pkgs=$(cat "${lists[@]}" | sed 's/#.*//' | xargs | tr ' ' ,)
   sum=$( { echo "$VM_RELEASE $pkgs"; declare -f release_root; } | md5sum | cut -d' ' -f1)
   if [ -d "$ROOT" ] && [ "$(cat "$RELEASE_DIR/root.sum" 2>/dev/null)" = "$sum" ]; then
     echo "setup: $VM_RELEASE root kept ($ROOT)"; return
   fi
   mkdir -p "$RELEASE_DIR" "$GUEST"; rm -rf "$ROOT" "$ROOT.new" "$RELEASE_DIR/root.sum"
   mmdebstrap --mode=root --variant=important --aptopt='APT::Install-Recommends "false"' \
-    --include="$pkgs" "$VM_RELEASE" "$ROOT.new" http://deb.debian.org/debian > "$RELEASE_DIR/mmdebstrap.log" 2>&1 \
+    --include="$pkgs" "$suite" "$ROOT.new" http://deb.debian.org/debian > "$RELEASE_DIR/mmdebstrap.log" 2>&1 \
     || { tail -20 "$RELEASE_DIR/mmdebstrap.log" >&2; die "mmdebstrap $VM_RELEASE failed (log: $RELEASE_DIR/mmdebstrap.log)"; }
   mv "$ROOT.new" "$ROOT"; echo "$sum" > "$RELEASE_DIR/root.sum"
   echo "setup: $VM_RELEASE root made in $(since "$t") ($(du -sh "$ROOT" | cut -f1))"
