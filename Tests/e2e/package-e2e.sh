@@ -56,7 +56,8 @@
 #              starting keyhold-session as the README says): hold e, 2 types é in foot
 #
 # Results go to $E2E_RESULTS/package (default <repo>/e2e-results/package): counts, lintian.txt,
-# apt logs, file lists; Debian 13's in package/trixie (its checks' names begin "Debian 13: "). The last line is "N passed, N failed"; exit status non-zero on any failure.
+# apt logs, file lists; Debian 13's in package/trixie (its checks' names begin "Debian 13: "). The
+# last line is "N passed, N failed"; exit status non-zero on any failure.
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
