@@ -26,13 +26,14 @@
 //            --rep  advertise EV_REP (kernel autorepeat)   --bus usb|virtual|bluetooth|i8042
 //            --id VENDOR:PRODUCT (hex)   --rt  keep time as a keyboard does (SCHED_FIFO): a busy
 //            desktop in the guest would otherwise stretch a 60 ms gap past a double tap's 200 ms
-//   probe record DEV [-t SEC] [-n N] [-k CODE] [-i SEC] [-a]  print "SEC.USEC CODE VALUE" per key
-//                                       event (CLOCK_MONOTONIC; SYN_DROPPED as "SEC.USEC dropped";
-//                                       -a: all events as "SEC.USEC TYPE CODE VALUE"). First line
-//                                       "# recording DEV". Stops after SEC (default 10), N key
-//                                       events, a press of CODE, or -i SEC without a key event
-//                                       once one came (a stream that lost some ends there, not
-//                                       at -t). Never grabs.
+//   probe record DEV [-t SEC] [-n N] [-k CODE] [-i SEC] [-w SEC] [-a]  print "SEC.USEC CODE VALUE"
+//                                       per key event (CLOCK_MONOTONIC; SYN_DROPPED as "SEC.USEC
+//                                       dropped"; -a: all events as "SEC.USEC TYPE CODE VALUE").
+//                                       First line "# recording DEV". Stops after SEC (default 10),
+//                                       N key events, a press of CODE, or -i SEC without a key
+//                                       event once one came (a stream that lost some ends there,
+//                                       not at -t). -w: reads nothing for its first SEC (a reader
+//                                       that stalls: what the kernel's buffer keeps). Never grabs.
 //   probe flood-verify N [-s] < RECORD  check a recording of "flood N": in-order subsequence
 //                                       (-s: and complete). Prints "flood: sent N received M ..."
 //   probe latency SRC_NAME DST_NAME COUNT [-c CODE] [-g MS] [-t SEC] [-p] [-r FILE]
@@ -399,11 +400,12 @@ static void set_monotonic(int fd, const char *path) {
 }
 
 static int cmd_record(int argc, char **argv) {
-    if (argc < 1) die("usage: probe record DEV [-t SEC] [-n N] [-k CODE] [-i SEC] [-a]");
-    double t = 10, idle = 0; long max = -1; int all = 0, until = -1, seen = 0;
+    if (argc < 1) die("usage: probe record DEV [-t SEC] [-n N] [-k CODE] [-i SEC] [-w SEC] [-a]");
+    double t = 10, idle = 0, stall = 0; long max = -1; int all = 0, until = -1, seen = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-t") && i + 1 < argc) t = atof(argv[++i]);
         else if (!strcmp(argv[i], "-i") && i + 1 < argc) idle = atof(argv[++i]);
+        else if (!strcmp(argv[i], "-w") && i + 1 < argc) stall = atof(argv[++i]);
         else if (!strcmp(argv[i], "-n") && i + 1 < argc) max = atol(argv[++i]);
         else if (!strcmp(argv[i], "-k") && i + 1 < argc) until = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-a")) all = 1;
@@ -414,6 +416,7 @@ static int cmd_record(int argc, char **argv) {
     set_monotonic(fd, argv[0]);
     static char buf[1 << 16]; setvbuf(stdout, buf, _IOFBF, sizeof buf);   // flooding: don't write per line
     printf("# recording %s\n", argv[0]); fflush(stdout);
+    sleep_ms(stall * 1000);
     int64_t end = now_us() + (int64_t)(t * 1e6), last_key = 0; long keys = 0;
     while (!stop_flag && !seen && (max < 0 || keys < max)) {
         int64_t left = end - now_us();

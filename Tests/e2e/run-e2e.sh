@@ -28,7 +28,8 @@
 #             makes it ctrl-shift-u (seen on the virtual keyboard), and back
 #   flood     FLOOD_EVENTS (20,000) events at keyboard rate: none lost, order kept; an unthrottled
 #             burst of as many (overflows the kernel's 64-event buffer): order kept, a SYN_DROPPED resync
-#             logged, nothing stuck
+#             logged, nothing stuck; a reader that stalls 4 s loses none of 400 transitions typed
+#             meanwhile (the virtual keyboard's evdev buffer: 1024 events)
 #   soak      a day of typing, shortened: 3 x 10^4 events with callouts, dual-role keys, layer
 #             switches and reloads between them: none lost, none held, no file left open, RSS
 #             steady (printed at the start and the end, with CPU per event)
@@ -776,6 +777,16 @@ EOF
   cat "$E2E_WORK/letters.cmds" >&"${SRC_FD[kb]}"
   record_wait after-flood 40
   check "flood: afterwards each letter a..z tapped once types once" "$PROBE" flood-verify 52 -s < "${REC_FILE[after-flood]}"
+  # a reader that stalls (an X server's input thread waiting on its main thread): the virtual
+  # keyboard's buffer keeps what was typed meanwhile. 400 transitions are 800 events, 12 times a
+  # keyboard's 64; paced, they go out in 1.6 s while the reader sleeps 4 s.
+  flood_cmds 400 4 4 > "$E2E_WORK/stalled.cmds"
+  record_start stalled "$KH_DEV" -n 400 -t 30 -w 4
+  cat "$E2E_WORK/stalled.cmds" >&"${SRC_FD[kb]}"
+  record_wait stalled 40
+  log "a reader that stalls 4 s: $("$PROBE" flood-verify 400 -s < "${REC_FILE[stalled]}")"
+  check "flood: a reader that stalls 4 s gets all of 400 transitions typed meanwhile, none dropped" \
+    "$PROBE" flood-verify 400 -s < "${REC_FILE[stalled]}"
 
   # ---- soak: a day of typing, shortened ------------------------------------------------------
   soak "$CFG"

@@ -25,6 +25,9 @@ public final class VirtualKeyboard: KeyEventOutput {
     /// Key codes enabled on the device: every KEY_* code, no BTN_* range (a button would make
     /// udev and libinput treat the keyboard as a mouse, joystick or tablet).
     static let keyCodes: [ClosedRange<Int32>] = [1...0xff, 0x160...0x21f, 0x224...0x2bf]
+    /// The kernel's most (`input_estimate_events_per_packet`): 32 ids, 72 events a packet, times
+    /// evdev's 8 packets, rounded up to a power of two.
+    static let bufferSizingTrackingIDs: Int32 = 32
 
     public init() throws(SystemError) {
         guard let dev = libevdev_new() else { throw SystemError("libevdev_new", ENOMEM) }
@@ -45,6 +48,17 @@ public final class VirtualKeyboard: KeyEventOutput {
         libevdev_enable_event_type(dev, UInt32(EV_REP))
         libevdev_enable_event_code(dev, UInt32(EV_REP), UInt32(REP_DELAY), &delay)
         libevdev_enable_event_code(dev, UInt32(EV_REP), UInt32(REP_PERIOD), &period)
+        // A reader's evdev buffer is sized from the device's capabilities: a keyboard gets 64
+        // events (32 key transitions), which an X server whose input thread waits on a busy
+        // main thread overran even at the OutputQueue's pace. An ABS_MT_TRACKING_ID axis of 32
+        // ids (no slots, no positions: udev, libinput and X still see a keyboard only, and no
+        // event of it is ever sent) makes the kernel reckon 72 events a packet: 1024 events a
+        // reader, two seconds of paced typing.
+        var trackingID = input_absinfo()
+        trackingID.minimum = 0
+        trackingID.maximum = VirtualKeyboard.bufferSizingTrackingIDs - 1
+        libevdev_enable_event_type(dev, UInt32(EV_ABS))
+        libevdev_enable_event_code(dev, UInt32(EV_ABS), UInt32(ABS_MT_TRACKING_ID), &trackingID)
 
         let fd = open("/dev/uinput", O_RDWR | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw SystemError("open /dev/uinput", errno) }
