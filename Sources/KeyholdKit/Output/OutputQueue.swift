@@ -30,12 +30,13 @@ extension OutputCompanion {
 /// the character is typed with its fallback key events instead, unless the companion had said it
 /// wrote it to the desktop; without a companion the fallback is used at once.
 ///
-/// Pacing: a desktop reads the virtual keyboard through evdev, whose per-client buffer holds 64
-/// events; each key transition is two (EV_KEY and SYN_REPORT). A long binding or a character
-/// typed through a Unicode method is dozens of transitions written at once: past the buffer the
-/// reader gets SYN_DROPPED and characters vanish. So at most `burst` transitions go out within
-/// any `pause`; the rest waits here for `nextDeadline`, which the daemon's timer meets. Nothing
-/// sleeps: a key typed at normal speed goes straight through.
+/// Pacing: a desktop reads the virtual keyboard through evdev, whose per-client buffer holds a
+/// fixed number of events (64 for a keyboard; Keyhold's virtual keyboard asks for 1024); each
+/// key transition is two (EV_KEY and SYN_REPORT). A long binding or a character typed through a
+/// Unicode method is dozens of transitions written at once: past the buffer the reader gets
+/// SYN_DROPPED and characters vanish. So at most `burst` transitions go out within any `pause`;
+/// the rest waits here for `nextDeadline`, which the daemon's timer meets. Nothing sleeps: a key
+/// typed at normal speed goes straight through.
 ///
 /// The queue reads time from its clock (the daemon's monotonic clock, a virtual one in tests).
 public final class OutputQueue: TextHandOffOutput {
@@ -48,11 +49,12 @@ public final class OutputQueue: TextHandOffOutput {
         public var paceMicroseconds: Int
 
         /// 2 transitions (4 evdev events), then 8 ms: 250 transitions a second, so a reader may
-        /// stall for 120 ms before its 64-event buffer fills (xdotool and ydotool type slower
-        /// still, 12 ms per key). The X server in the QEMU desktop suite lost events
-        /// (SYN_DROPPED) at 8 per 4 ms on a busy CI machine, and once in eight runs at 4 per
-        /// 8 ms: its input thread waits while the main thread renders. Typing is never slowed by
-        /// it; a 200-character binding with accents through `ctrl-shift-u` takes about 3 s.
+        /// stall for 120 ms before a 64-event buffer fills, 2 s before the virtual keyboard's
+        /// 1024 do (xdotool and ydotool type slower still, 12 ms per key). The X server in the
+        /// QEMU desktop suite lost events (SYN_DROPPED) at 8 per 4 ms on a busy CI machine, once
+        /// in eight runs at 4 per 8 ms, and once at this pace with 64 events: its input thread
+        /// waits while the main thread renders. Typing is never slowed by it; a 200-character
+        /// binding with accents through `ctrl-shift-u` takes about 3 s.
         public init(burst: Int = 2, pauseMicroseconds: Int = 8_000, paceMicroseconds: Int = 0) {
             self.burst = max(1, burst)
             self.pauseMicroseconds = max(0, pauseMicroseconds)
