@@ -184,15 +184,21 @@ order_cell() {
 
 # search_open: a double tap of Right Alt, the default configuration's search key
 search_open() { src_send kb "d KEY_RIGHTALT" "t 30" "u KEY_RIGHTALT" "t 60" "d KEY_RIGHTALT" "t 30" "u KEY_RIGHTALT" "t 100"; }
+# search_key: F4, bound to the search by the test's configuration. A double tap is two taps
+# within 200 ms, which a guest that stands still for 200 ms (GNOME Shell 48 under TCG: the probe
+# at real-time priority overslept by 205 ms) turns into two single ones, and the query into
+# typing; one check is left to the default double tap, the others open it with one press.
+search_key() { src_send kb "d KEY_F4" "u KEY_F4" "t 100"; }
 # search_cells APP LAYOUT FILE: the search, with nothing but the query reaching the program:
-# euro, 1 -> €; heart, 2 -> 🤍 (an emoji beyond the BMP); euro, Esc types nothing (then x)
+# euro, 1 -> € (opened by the default double tap); heart, 2 -> 🤍 (an emoji beyond the BMP);
+# euro, Esc types nothing (then x)
 search_cells() {
   local app=$1 layout=$2 file=$3
   clear "$app" "$file"; search_open; src_type kb euro; src_send kb "t 100" "d KEY_1" "u KEY_1"
   cell "$TARGET" "$app" "$layout" "search euro, 1 -> €" "€" "$file"
-  clear "$app" "$file"; search_open; src_type kb heart; src_send kb "t 100" "d KEY_2" "u KEY_2"
+  clear "$app" "$file"; search_key; src_type kb heart; src_send kb "t 100" "d KEY_2" "u KEY_2"
   cell "$TARGET" "$app" "$layout" "search heart, 2 -> 🤍" "🤍" "$file"
-  clear "$app" "$file"; search_open; src_type kb euro; src_send kb "t 100" "d KEY_ESC" "u KEY_ESC" "t 100"; src_type kb x
+  clear "$app" "$file"; search_key; src_type kb euro; src_send kb "t 100" "d KEY_ESC" "u KEY_ESC" "t 100"; src_type kb x
   cell "$TARGET" "$app" "$layout" "search euro, Esc: nothing" "x" "$file"
 }
 # settings_open RUN...: keyhold-settings started in kuser's session (kuser's settings file removed
@@ -259,7 +265,7 @@ search_picker_check() {
   mkdir -p "$(dirname "$shots")"
   clear "$app" "$file"
   pointer_away
-  search_open; src_type kb euro
+  search_key; src_type kb euro
   sleep "$wait"; screenshot "$shots-1-open.png"
   src_send kb "d KEY_ESC" "u KEY_ESC"
   sleep "$wait"; screenshot "$shots-3-esc.png"
@@ -1642,9 +1648,9 @@ guest() {
   # DESKTOP_PHASES picks phases (the host runs gnome in a guest of its own).
   local PHASES=${DESKTOP_PHASES:-vt x11 wayland}
 
-  # The default configuration plus three bindings (the embedded default is the same text).
+  # The default configuration plus four bindings (the embedded default is the same text).
   cp "$HERE/../../config/keyhold.toml" "$CFG"
-  sed -i "/^\\[bindings\\]/a f1 = \"text:ł€\"\\nf2 = \"text:$LONG_TEXT\"\\nf3 = \"text:ł\"" "$CFG"
+  sed -i "/^\\[bindings\\]/a f1 = \"text:ł€\"\\nf2 = \"text:$LONG_TEXT\"\\nf3 = \"text:ł\"\\nf4 = \"search\"" "$CFG"
   check "configuration with the default unicode_method (auto)" grep -q '^unicode_method = "auto"' "$CFG"
 
   check "systemd is PID 1, udevd running" wait_until 30 systemctl is-active --quiet systemd-udevd.service
