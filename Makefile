@@ -11,6 +11,7 @@
 #   make deb                     release build, then keyhold_VERSION_ARCH.deb in this directory
 #                                (install it with: sudo apt install ./keyhold_VERSION_ARCH.deb)
 #   make deb-only BINARY=path/to/keyhold   the package of binaries built elsewhere
+#   make fcitx5-addon            the fcitx5 addon alone (make builds it where fcitx5's -dev packages are)
 #   make version                 the version (Sources/keyhold/Version.swift: the one place it is)
 #   make list-files              where install-files puts each file (and its flags in packaging/files)
 #
@@ -44,6 +45,9 @@ SWIFT_FLAGS  ?=
 BINARY       ?= .build/release/keyhold
 SESSION_BINARY ?= $(dir $(BINARY))keyhold-session
 SETTINGS_BINARY ?= $(dir $(BINARY))keyhold-settings
+FCITX5_ADDON ?= $(dir $(BINARY))fcitx5/libkeyhold.so
+FCITX5_ADDONDIR ?= /usr/lib/$(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)/fcitx5
+FCITX5_DATADIR ?= $(PREFIX)/share/fcitx5
 AUTOSTARTDIR ?= $(SYSCONFDIR)/xdg/autostart
 APPLICATIONSDIR ?= $(PREFIX)/share/applications
 
@@ -56,9 +60,10 @@ DEB_STAGE    ?= .build/deb
 INSTALL_ENV = BINDIR='$(BINDIR)' UNITDIR='$(UNITDIR)' USERUNITDIR='$(USERUNITDIR)' UDEVRULESDIR='$(UDEVRULESDIR)' \
   SYSUSERSDIR='$(SYSUSERSDIR)' MODULESDIR='$(MODULESDIR)' QUIRKSDIR='$(QUIRKSDIR)' SYSCONFDIR='$(SYSCONFDIR)' \
   AUTOSTARTDIR='$(AUTOSTARTDIR)' APPLICATIONSDIR='$(APPLICATIONSDIR)' BINARY='$(BINARY)' SESSION_BINARY='$(SESSION_BINARY)' \
-  SETTINGS_BINARY='$(SETTINGS_BINARY)' DESTDIR='$(DESTDIR)'
+  SETTINGS_BINARY='$(SETTINGS_BINARY)' FCITX5_ADDON='$(FCITX5_ADDON)' FCITX5_ADDONDIR='$(FCITX5_ADDONDIR)' \
+  FCITX5_DATADIR='$(FCITX5_DATADIR)' DESTDIR='$(DESTDIR)'
 
-.PHONY: all deps build install install-files uninstall activate deb deb-only version list-files
+.PHONY: all deps build fcitx5-addon install install-files uninstall activate deb deb-only version list-files
 
 all: build
 
@@ -70,6 +75,17 @@ build:
 	else \
 	  echo "$(SWIFT) build -c release $(SWIFT_FLAGS)"; $(SWIFT) build -c release $(SWIFT_FLAGS); \
 	fi
+	@if pkg-config --exists $(FCITX5_PKGS); then $(MAKE) --no-print-directory fcitx5-addon; \
+	else echo "no $(FCITX5_PKGS) (libfcitx5core-dev, fcitx5-modules-dev): the fcitx5 addon is not built"; fi
+
+# The addon fcitx5 loads (addons/fcitx5): the companion types through it where fcitx5 is the
+# input method. C++, as fcitx5's API is; warnings are errors.
+FCITX5_PKGS = Fcitx5Core Fcitx5Module wayland-client xcb
+fcitx5-addon:
+	@mkdir -p "$(dir $(FCITX5_ADDON))"
+	$(CXX) -std=c++17 -O2 -g -fPIC -shared -fvisibility=hidden -Wall -Wextra -Werror \
+	  -DFCITX5_VERSION='"'"$$(pkg-config --modversion Fcitx5Core)"'"' -o "$(FCITX5_ADDON)" addons/fcitx5/keyhold.cpp \
+	  $$(pkg-config --cflags --libs $(FCITX5_PKGS))
 
 # The Debian packages the build links against (libevdev, libudev, xkbcommon, ALSA, libsystemd).
 deps:

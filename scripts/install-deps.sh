@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Keyhold builds against and needs (GTK 4 and libadwaita: the
-# settings window; acl: the udev rules set device ACLs with setfacl; dpkg-dev: make deb's
+# settings window; fcitx5's -dev packages and xcb-ewmh, which fcitx5's xcb header includes: the
+# fcitx5 addon; acl: the udev rules set device ACLs with setfacl; dpkg-dev: make deb's
 # dpkg-shlibdeps) and, with --e2e, what the QEMU end-to-end tests need. Idempotent; needs root
 # (or sudo).
 set -euo pipefail
 pkgs=(acl pkg-config libevdev-dev libudev-dev libxkbcommon-dev xkb-data libasound2-dev libsystemd-dev unicode-cldr-core unicode-data
       libx11-dev libxtst-dev libxi-dev libx11-xcb-dev libxkbcommon-x11-dev libwayland-dev libwayland-bin
       libgtk-3-dev libgtk-layer-shell-dev libpango1.0-dev libatspi2.0-dev libibus-1.0-dev dpkg-dev
-      libgtk-4-dev libadwaita-1-dev)
+      libgtk-4-dev libadwaita-1-dev libfcitx5core-dev fcitx5-modules-dev libxcb-ewmh-dev)
 if [ "${1:-}" = "--e2e" ]; then
   pkgs+=(qemu-system-x86 busybox-static kmod udev kbd interception-tools)
   # The desktop suite: a real X server (dummy video, libinput), a GTK 3 entry, xterm; the guest

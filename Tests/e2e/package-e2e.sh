@@ -170,6 +170,8 @@ guest() {
   check "the settings window is in the desktop's menus (its entry runs /usr/bin/keyhold-settings)" \
     grep -qx 'Exec=/usr/bin/keyhold-settings' /usr/share/applications/org.keyhold.Settings.desktop
   check "keyhold-settings starts (--help, as a user)" eval 'runuser -u kdeuser -- /usr/bin/keyhold-settings --help | grep -q "^usage: keyhold-settings"'
+  check "the fcitx5 addon is where fcitx5 loads addons, its description where it reads them" \
+    test -f "$(dpkg -L keyhold | grep '/fcitx5/libkeyhold\.so$')" -a -f /usr/share/fcitx5/addon/keyhold.conf
   check "$CONFIG is a conffile" eval 'dpkg-query -W -f="\${Conffiles}" keyhold | grep -q "^ $CONFIG "'
   snapshot "$E2E_OUT/files-installed.txt"
   dpkg -L keyhold > "$E2E_OUT/package-files.txt"
@@ -191,6 +193,7 @@ guest() {
   check "no device ACL for keyhold left" no_keyhold_acl
   check "the configuration stays ($CONFIG)" test -f "$CONFIG"
   check "the programs are gone" test ! -e /usr/bin/keyhold -a ! -e /usr/bin/keyhold-session -a ! -e /usr/bin/keyhold-settings
+  check "the fcitx5 addon is gone" test ! -e /usr/share/fcitx5/addon/keyhold.conf
   check "kdeuser's kwinrc is as before the install (the input method given back)" same_files "$E2E_WORK/kwinrc-kde.before" "$kwinrc_kde"
   check "fxuser's kwinrc is untouched (fcitx5)" same_files "$E2E_WORK/kwinrc-fx.before" "$kwinrc_fx"
   check "no record of it is left in kdeuser's state directory" test ! -e /home/kdeuser/.local/state/keyhold/kwin-input-method
