@@ -10,7 +10,7 @@ import KeyholdLinux
 /// Backspace meant for the e). So a character after keys also waits for the program's own word:
 /// the text-input state update it sends once its text changed (KWin passes it on as
 /// surrounding_text and commit_state): as long as the program is busy, if it speaks of its text
-/// at all (a terminal may send nothing: then a moment, `answerWait`).
+/// at all (a terminal may send nothing: then a moment; `ProgramTextAnswer`).
 final class KWinOrdering: KeyOrdering {
     private let method: KWinSurface
     private let seat: WaylandDisplay
@@ -22,10 +22,7 @@ final class KWinOrdering: KeyOrdering {
         case answer(writtenAt: Int64, end: Int64)
     }
     private var phase = Phase.idle
-    /// Whether the focused program let the last wait run out; reset when the focus moves
-    /// (`khim_focus_generation`).
-    private var ranOut = false
-    private var focusGeneration: UInt32 = 0
+    private var answer = ProgramTextAnswer()
 
     init(method: KWinSurface, seat: WaylandDisplay) {
         self.method = method
@@ -48,37 +45,18 @@ final class KWinOrdering: KeyOrdering {
         case .roundTrip(let writtenAt):
             guard seat.roundTripAnswered else { return .waiting(until: nil, tellDaemon: false) }
             guard let writtenAt else { phase = .idle; return .done(reached: true) }
-            if khim_focus_generation(im) != focusGeneration {
-                focusGeneration = khim_focus_generation(im)
-                ranOut = false
-            }
-            let end = if ranOut {
-                min(writtenAt + Self.answerWait.silent, now + orderTimeoutMicroseconds)
-            } else if khim_last_state_update(im) > 0 {
-                writtenAt + Self.busyLimit
-            } else {
-                min(writtenAt + Self.answerWait.unknown, now + orderTimeoutMicroseconds)
-            }
+            let end = answer.end(writtenAt: writtenAt, now: now, lastUpdate: khim_last_state_update(im), focusGeneration: khim_focus_generation(im))
             phase = .answer(writtenAt: writtenAt, end: end)
             return check(now: now)
         case .answer(let writtenAt, let end):
             let answered = khim_last_state_update(im) >= writtenAt
             // CharacterTyper tells the daemon every second that the character still waits.
             if khim_active(im) == 1 && !answered && now < end { return .waiting(until: end, tellDaemon: false) }
-            if khim_focus_generation(im) == focusGeneration { ranOut = !answered }
+            answer.finished(answered: answered, focusGeneration: khim_focus_generation(im))
             Log.debug(answered ? "the program answered the keys \(khim_last_state_update(im) - writtenAt) µs after them"
                                : "the program did not answer the keys within \(end - writtenAt) µs")
             phase = .idle
             return .done(reached: true)
         }
     }
-
-    /// How long after its keys a character waits for the focused program's state update: for a
-    /// program that speaks of its text (it has sent a state update since it got the focus), until
-    /// it answers, however busy it is, up to `busyLimit` (the daemon waits 10 s while it is told
-    /// the character still waits; Qt and GTK fields answered within 40 ms in the test guest, a
-    /// stopped one as late as it was stopped); short for one that let the last wait run out
-    /// without answering (Konsole sends nothing), between the two for one not heard yet.
-    static let answerWait = (unknown: Int64(150_000), silent: Int64(40_000))
-    static let busyLimit = Int64(8_000_000)
 }
