@@ -45,6 +45,14 @@ final class CompanionHubTests: XCTestCase {
         XCTAssertTrue(rig.loop.sync { rig.output.companion === rig.hub.active })
         XCTAssertEqual(rig.loop.sync { rig.hub.statusLine }, "keyhold-session pid \(getpid()) of uid \(getuid()) (x11): no picker")
         XCTAssertEqual(try client.request(.companion(.hello(hello)))["error"]?.stringValue, "already the companion")
+        // What it cannot do changes (fcitx5's addon answers once fcitx5 has started): status says
+        // so. (A status request, answered, orders the checks after the note.)
+        try client.send(.companion(.note(nil)))
+        XCTAssertNotNil(try client.request(.status)["ok"])
+        XCTAssertEqual(rig.loop.sync { rig.hub.statusLine }, "keyhold-session pid \(getpid()) of uid \(getuid()) (x11)")
+        try client.send(.companion(.note("fcitx5 does not answer")))
+        XCTAssertNotNil(try client.request(.status)["ok"])
+        XCTAssertEqual(rig.loop.sync { rig.hub.statusLine }, "keyhold-session pid \(getpid()) of uid \(getuid()) (x11): fcitx5 does not answer")
 
         // The desktop's keymap (a whole German one: a line far over 4 KiB) is the layout now.
         let keymap = try XCTUnwrap(XKBLayout.keymapText(for: XKBNames(layout: "de")))
@@ -331,6 +339,8 @@ final class CompanionProtocolTests: XCTestCase {
             (.settings(file: "/home/ana/.config/keyhold/config.toml", text: "[gestures]\nlong_press_ms = 800\n"),
              #"{"cmd":"settings","file":"/home/ana/.config/keyhold/config.toml","text":"[gestures]\nlong_press_ms = 800\n"}"#),
             (.settings(file: "/home/ana/.config/keyhold/config.toml", text: nil), #"{"cmd":"settings","file":"/home/ana/.config/keyhold/config.toml"}"#),
+            (.note("fcitx5 does not answer"), #"{"cmd":"note","note":"fcitx5 does not answer"}"#),
+            (.note(nil), #"{"cmd":"note"}"#),
         ]
         for (request, line) in requests {
             XCTAssertEqual(request.line, line + "\n")

@@ -81,7 +81,7 @@ final class ControlServerTests: XCTestCase {
         try client.sendRaw(Array("{\"cmd\":\"reboot\"}\n".utf8))
         let unknown = try client.readReply()
         XCTAssertEqual(unknown["ok"], .bool(false))
-        XCTAssertEqual(unknown["error"]?.stringValue, "unknown command \"reboot\" (commands: status, reload, pause, resume, monitor, forget-picks, reload-settings, session, companion, keymap, typed, untyped, waiting, pick, dismiss, focus, picks, settings)")
+        XCTAssertEqual(unknown["error"]?.stringValue, "unknown command \"reboot\" (commands: status, reload, pause, resume, monitor, forget-picks, reload-settings, session, companion, keymap, typed, untyped, waiting, pick, dismiss, focus, picks, settings, note)")
 
         // monitor: root asked for content and gets it
         let monitor = try ControlClient(path: path)

@@ -20,10 +20,7 @@ public struct CompanionHello: Equatable, Sendable {
         guard let backend = value["backend"]?.stringValue, !backend.isEmpty, backend.count <= 40, backend.isPrintable else {
             throw .malformed("malformed request: \"backend\" must be a short string")
         }
-        let note = value["note"]
-        guard note == nil || note == .null || (note?.stringValue.map { $0.count <= 400 && $0.isPrintable } ?? false) else {
-            throw .malformed("malformed request: \"note\" must be a string of at most 400 printable characters")
-        }
+        let note = try Self.note(value)
         let session = value["session"]
         guard session == nil || session == .null
                 || (session?.stringValue.map { !$0.isEmpty && $0.count <= 64 && $0.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" } } ?? false) else {
@@ -36,7 +33,7 @@ public struct CompanionHello: Equatable, Sendable {
             guard let name = name.stringValue else { throw .malformed("malformed request: \"capabilities\" must be names") }
             if let capability = CompanionCapabilities(name: name) { capabilities.insert(capability) }
         }
-        self.init(backend: backend, capabilities: capabilities, session: session?.stringValue, note: note?.stringValue)
+        self.init(backend: backend, capabilities: capabilities, session: session?.stringValue, note: note)
     }
 
     func write(to w: inout JSONWriter) {
@@ -69,4 +66,16 @@ public struct CompanionCapabilities: OptionSet, Hashable, Sendable {
     }
 
     var names: [String] { Self.all.filter { contains($0.0) }.map(\.1) }
+}
+
+extension CompanionHello {
+    /// A companion's `note` (`hello`'s, or a `note` request's): nil, or a string of at most 400
+    /// printable characters.
+    static func note(_ value: JSONValue) throws(ControlProtocolError) -> String? {
+        let note = value["note"]
+        guard note == nil || note == .null || (note?.stringValue.map { $0.count <= 400 && $0.isPrintable } ?? false) else {
+            throw .malformed("malformed request: \"note\" must be a string of at most 400 printable characters")
+        }
+        return note?.stringValue
+    }
 }

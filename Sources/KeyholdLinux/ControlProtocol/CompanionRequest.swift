@@ -11,6 +11,7 @@ import KeyholdKit
 ///     {"cmd":"focus","app":["xterm","XTerm"],"field":"terminal"}
 ///     {"cmd":"picks","picks":{"é":12,"ñ":3}}
 ///     {"cmd":"settings","file":"/home/ana/.config/keyhold/config.toml","text":"[gestures]\n..."}
+///     {"cmd":"note","note":"..."}
 public enum CompanionRequest: Equatable, Sendable {
     /// Takes the companion role; answered `accepted` or `refused`.
     case hello(CompanionHello)
@@ -36,9 +37,12 @@ public enum CompanionRequest: Equatable, Sendable {
     /// The user's personal settings file and its text (nil: there is none), sent when its session
     /// comes in front and when the user reloads them: at most `maximumPersonalFileSize` bytes.
     case settings(file: String, text: String?)
+    /// What it cannot do in its session now and why (nil: nothing), where that changed since its
+    /// hello (fcitx5's addon answering once fcitx5 has started).
+    case note(String?)
 
     /// The `cmd` names a companion sends.
-    public static let commands = ["companion", "keymap", "typed", "untyped", "waiting", "pick", "dismiss", "focus", "picks", "settings"]
+    public static let commands = ["companion", "keymap", "typed", "untyped", "waiting", "pick", "dismiss", "focus", "picks", "settings", "note"]
 
     /// Reads a request whose `cmd` is one of `commands`.
     public init(json value: JSONValue, command: String) throws(ControlProtocolError) {
@@ -90,6 +94,7 @@ public enum CompanionRequest: Equatable, Sendable {
                 picks[candidate] = n
             }
             self = .picks(picks)
+        case "note": self = .note(try CompanionHello.note(value))
         case "settings":
             guard let file = value["file"]?.stringValue, file.hasPrefix("/"), file.utf8.count <= 4096, file.isPrintable else {
                 throw .malformed("malformed request: \"file\" must be the settings file's absolute path")
@@ -152,6 +157,9 @@ public enum CompanionRequest: Equatable, Sendable {
             w.key("cmd"); w.rawString("settings")
             w.key("file"); w.string(file)
             if let text { w.key("text"); w.string(text) }
+        case .note(let note):
+            w.key("cmd"); w.rawString("note")
+            if let note { w.key("note"); w.string(note) }
         }
         w.endObject()
         w.newline()

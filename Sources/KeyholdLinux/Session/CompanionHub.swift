@@ -142,6 +142,9 @@ public final class CompanionHub: CompanionEndpoint, EngineObserver {
         case .waiting(let id):
             if output.companion === companion { output.companionWaits(id) }
             return
+        case .note(let note):
+            companion.note = note
+            return
         default: break
         }
         // The rest only from the session in front, asked now.

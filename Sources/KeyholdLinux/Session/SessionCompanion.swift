@@ -12,8 +12,9 @@ public final class SessionCompanion: OutputCompanion, CustomStringConvertible {
     /// What it said of itself: how it types, what it can do, what it cannot.
     public let hello: CompanionHello
     public var backend: String { hello.backend }
-    /// What it cannot do in its session and why, in its own words (`keyhold status` shows it).
-    public var note: String? { hello.note }
+    /// What it cannot do in its session and why, in its own words (`keyhold status` shows it): its
+    /// hello's, or the last `note` it sent.
+    public internal(set) var note: String?
     public var commitsText: Bool { hello.capabilities.contains(.commitsText) }
     public var restartedWhenGone: Bool { hello.capabilities.contains(.restartedWhenGone) }
     /// Its connection, while open.
@@ -24,6 +25,7 @@ public final class SessionCompanion: OutputCompanion, CustomStringConvertible {
 
     init(uid: UInt32, pid: Int32, session: String?, hello: CompanionHello, hub: CompanionHub?) {
         self.uid = uid; self.pid = pid; self.session = session; self.hello = hello; self.hub = hub
+        note = hello.note
     }
 
     /// Whether it serves the session `target` says the keystrokes go to: the same logind session;
