@@ -30,6 +30,8 @@ final class Companion {
     private var namesPreparation: WorkerThread?
     /// The open callout's base character (nil: none, or a search): a close on another is a pick.
     private var calloutBase: String?
+    /// The note the daemon has of what the companion cannot do (`reportLimitation`).
+    private var toldLimitation: String?
     /// The user's picks, kept while the order is frequent (nil without a home).
     private let picks = PicksFile.path(environment: environment).map(PicksFile.init)
     /// The user's personal settings file (nil without a home), and the last error the daemon
@@ -90,6 +92,7 @@ final class Companion {
             let focusChanges = desktop.takeFocusChanges()
             reportPicker(focusChanges: focusChanges)
             reportFocus(windowChanged: focusChanges > 0)
+            reportLimitation()
             step.lap("the focus")
             // Again: the queries above may have read what the character waited for (an X round
             // trip reads every answer before its own), which poll would then not see.
@@ -101,7 +104,8 @@ final class Companion {
             let others = [daemon.socketFD, daemon.loginFD, desktop.wakeFD]
             for fd in others { fds.append(pollfd(fd: fd ?? -1, events: Int16(POLLIN), revents: 0)) }   // (poll skips a negative fd)
             var until: Int64?   // monotonic ms
-            for at in [daemon.retryAt, focus.retryAt, desktop.overlay?.accessibilityRetryAt, typeBy.map { ($0 + 999) / 1000 }] {
+            for at in [daemon.retryAt, focus.retryAt, desktop.overlay?.accessibilityRetryAt, desktop.surface.retryAt,
+                       typeBy.map { ($0 + 999) / 1000 }] {
                 if let at { until = min(until ?? at, at) }
             }
             var timeout = until.map { Int32(clamping: max(0, $0 - Companion.now())) } ?? -1
@@ -125,10 +129,7 @@ final class Companion {
             if fds[1].revents != 0 { try handleDaemon() }
             step.lap("the daemon's events")
             if fds[2].revents != 0 { daemon.loginsChanged(now: Companion.now()) }
-            if let wakeFD = others[2], fds[3].revents != 0 {
-                var count: UInt64 = 0
-                _ = read(wakeFD, &count, 8)   // keys passed IBus: the typer looks at its next turn
-            }
+            if fds[3].revents != 0 { desktop.surface.wake() }
         }
     }
 
@@ -150,8 +151,17 @@ final class Companion {
     /// it, as the daemon counts from when it takes the companion.
     private func hello() -> CompanionHello {
         typer.follow(device: VirtualKeyboard.deviceName)
+        toldLimitation = desktop.limitation
         return CompanionHello(backend: desktop.surface.backend, capabilities: desktop.surface.capabilities,
-                              session: SessionIdentity.find(displayFD: desktop.display.fd), note: desktop.limitation)
+                              session: SessionIdentity.find(displayFD: desktop.display.fd), note: toldLimitation)
+    }
+
+    /// Tells the daemon what the companion cannot do where that changed since the hello (fcitx5's
+    /// addon answers once fcitx5 has started), for `keyhold status`.
+    private func reportLimitation() {
+        let limitation = desktop.limitation
+        guard daemon.isConnected, limitation != toldLimitation else { return }
+        if daemon.send(.note(limitation)) { toldLimitation = limitation }
     }
 
     private func handleDaemon() throws(DisplayLost) {

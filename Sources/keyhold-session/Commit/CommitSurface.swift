@@ -6,7 +6,7 @@ import KeyholdLinux
 /// virtual keyboard type it as a key of a keymap of their own; IBus and KWin's input method
 /// commit it as text to the focused text input.
 protocol CommitSurface: AnyObject {
-    /// The backend's name the daemon is told ("x11", "wayland", "ibus", "kwin").
+    /// The backend's name the daemon is told ("x11", "wayland", "ibus", "kwin", "fcitx5").
     var backend: String { get }
     /// What it can do, told the daemon in the hello.
     var capabilities: CompanionCapabilities { get }
@@ -24,6 +24,15 @@ protocol CommitSurface: AnyObject {
     func focusedTextField() -> ApplicationFocus.TextField?
     /// How often another text input got the focus since the last call (0 where it cannot say).
     func takeFocusChanges() -> Int
+    /// What else than the display the loop polls for this surface (IBus's eventfd: keys passed
+    /// it; the fcitx5 addon's socket), and `wake` reads when it is readable.
+    var wakeFD: Int32? { get }
+    func wake()
+    /// When the loop is to look again (monotonic ms) though nothing woke it: fcitx5's addon is
+    /// asked again while it does not answer. nil: not waiting on a timer.
+    var retryAt: Int64? { get }
+    /// What it cannot do now and why, where that changes as it runs (`keyhold status` shows it).
+    var limitation: String? { get }
     /// Puts the desktop back as it was (when stopping).
     func restore()
 }
@@ -43,5 +52,9 @@ extension CommitSurface {
     var temporaryKeycodes: [Int] { [] }
     func focusedTextField() -> ApplicationFocus.TextField? { nil }
     func takeFocusChanges() -> Int { 0 }
+    var wakeFD: Int32? { nil }
+    func wake() {}
+    var retryAt: Int64? { nil }
+    var limitation: String? { nil }
     func restore() {}
 }

@@ -35,8 +35,12 @@ final class IBusSurface: CommitSurface {
 
     var summary: String { "committing to IBus's focused input context, the picker as its lookup table" }
 
-    /// Readable when keys have passed IBus (`IBusOrdering`).
-    var wakeFD: Int32 { khi_wake_fd(state.pointer) }
+    /// Readable when keys have passed IBus (`IBusOrdering`): the typer looks at its next turn.
+    var wakeFD: Int32? { khi_wake_fd(state.pointer) }
+    func wake() {
+        var count: UInt64 = 0
+        _ = read(khi_wake_fd(state.pointer), &count, 8)
+    }
 
     func commit(_ scalars: ArraySlice<Unicode.Scalar>) -> CommitOutcome {
         var text = String.UnicodeScalarView()

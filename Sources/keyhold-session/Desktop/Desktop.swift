@@ -11,6 +11,8 @@ import KeyholdLinux
 ///     wlroots         compositor   virtual keyboard         round trip          overlay (layer shell)
 ///     GNOME           either       IBus (panel extension)   keys passing IBus   IBus's lookup table
 ///     KDE Plasma      compositor   KWin's input method      the program's word  KWin's input panel
+///     fcitx5 (KDE, GNOME, X11, where it is the input method)
+///                     either       fcitx5 (Keyhold's addon) keys passing fcitx5 fcitx5's candidate list
 final class Desktop {
     let display: DisplayConnection
     let surface: CommitSurface
@@ -21,12 +23,13 @@ final class Desktop {
     /// the focus.
     let overlay: PickerOverlay?
     /// What the companion cannot do here and why: the daemon's `keyhold status` shows it.
-    let limitation: String?
+    var limitation: String? { surface.limitation ?? fixedLimitation }
+    private let fixedLimitation: String?
 
     private init(display: DisplayConnection, surface: CommitSurface, ordering: KeyOrdering, layouts: LayoutSource? = nil,
                  picker: CandidatePicker?, overlay: PickerOverlay? = nil, limitation: String? = nil) {
         self.display = display; self.surface = surface; self.ordering = ordering; self.layouts = layouts
-        self.picker = picker; self.overlay = overlay; self.limitation = limitation
+        self.picker = picker; self.overlay = overlay; fixedLimitation = limitation
     }
 
     enum Choice: Error, CustomStringConvertible {
@@ -53,8 +56,11 @@ final class Desktop {
                 return Desktop(display: compositor, surface: VirtualKeyboardSurface(display: compositor),
                                ordering: RoundTripOrdering(display: compositor), picker: overlay, overlay: overlay)
             } catch .noVirtualKeyboard {
-                // GNOME and KDE Plasma keep virtual keyboards to their own input methods: IBus is the
-                // way in (GNOME runs it; elsewhere the user may).
+                // GNOME and KDE Plasma keep virtual keyboards to their own input methods: the user's
+                // fcitx5 where it is theirs, else IBus (GNOME runs it; elsewhere the user may).
+                if Fcitx5Surface.isChosen(kwinSlot: KDEInputMethodChoice.slot()) {
+                    return fcitx5(seat: try WaylandDisplay(virtualKeyboard: false))
+                }
                 var limitation: String?
                 if desktops.contains("KDE") {
                     limitation = KDEInputMethodChoice.takeSlotIfFree(ibusRunning: IBusSurface.isRunning)
@@ -68,6 +74,7 @@ final class Desktop {
         // would type there too, but the picker would be an overlay of ours and accents would
         // race the keys IBus holds back. Elsewhere IBus is the way where it runs at the start.
         let server = try X11Display()
+        if Fcitx5Surface.isRunning { return fcitx5(seat: server) }
         if desktops.contains("GNOME") || IBusSurface.isRunning { return ibus(seat: server) }
         let overlay = PickerOverlay()
         return Desktop(display: server, surface: XTestSurface(display: server), ordering: XInputOrdering(display: server),
@@ -81,6 +88,14 @@ final class Desktop {
         let ibus = IBusSurface()
         return Desktop(display: seat, surface: ibus, ordering: IBusOrdering(ibus: ibus, seat: seat, program: ProgramAnswers()), layouts: GNOMEInputSources(ibus: ibus),
                        picker: IBusLookupTablePicker(ibus: ibus), limitation: limitation)
+    }
+
+    /// fcitx5, through Keyhold's addon, with `seat` as the display connection (its keymap, and on
+    /// X11 the focused window and clicks).
+    private static func fcitx5(seat: DisplayConnection) -> Desktop {
+        let fcitx5 = Fcitx5Surface()
+        return Desktop(display: seat, surface: fcitx5, ordering: Fcitx5Ordering(link: fcitx5.link),
+                       picker: Fcitx5CandidatePicker(link: fcitx5.link))
     }
 
     /// For the log line on connect.
@@ -99,8 +114,8 @@ final class Desktop {
     /// settings, else the seat's.
     func keymapText() -> String? { layouts?.keymapText() ?? display.keymapText() }
 
-    /// What else than the display's fd the loop polls: IBus's, which says keys passed it.
-    var wakeFD: Int32? { (surface as? IBusSurface)?.wakeFD }
+    /// What else than the display's fd the loop polls: the surface's.
+    var wakeFD: Int32? { surface.wakeFD }
 
     func takeFocusChanges() -> Int { surface.takeFocusChanges() + display.takeFocusChanges() }
 
