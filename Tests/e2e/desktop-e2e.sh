@@ -356,8 +356,9 @@ gs_window() { printf "global.get_window_actors().map(a => a.meta_window).find(w 
 crop() { /usr/bin/convert "$1" -crop "$2" +repage "$3"; }
 # same A B: whether two images are identical, pixel for pixel
 same() { [ "$(/usr/bin/compare -metric AE "$1" "$2" null: 2>&1 | cut -d' ' -f1)" = 0 ]; }
-# picker_check APP FILE: hold e -> the overlay shows the numbered candidates (OCR), Right moves
-# the highlight, Esc removes it, and the application kept keyboard focus all along.
+# picker_check APP FILE [KIND]: hold e -> the overlay shows the numbered candidates (OCR), Right
+# moves the highlight, Esc removes it, and the application kept keyboard focus all along. KIND:
+# how OCR reads the numbers (ocr_read: picker, Keyhold's overlay and KWin's panel; fcitx5).
 # picker_box CLOSED OPEN: "W H X Y" of the picker: what differs between two screenshots, closed
 # and open (the application shows e in both)
 picker_box() {
@@ -365,7 +366,7 @@ picker_box() {
     | /usr/bin/convert png:- -trim -format '%w %h %[fx:page.x] %[fx:page.y]' info:
 }
 picker_check() {
-  local app=$1 file=$2 shots=$E2E_OUT/shots/$TARGET-$1
+  local app=$1 file=$2 kind=${3:-picker} shots=$E2E_OUT/shots/$TARGET-$1
   mkdir -p "$(dirname "$shots")"
   clear "$app" "$file"
   pointer_away
@@ -382,7 +383,7 @@ picker_check() {
   PICKER=("$w" "$h" "$px" "$py")
   log "picker ($TARGET $app) at $box"
   check "$TARGET $app: hold e shows the picker (a region at least 200x40 appears)" test "$w" -ge 200 -a "$h" -ge 40
-  ocr_later "$TARGET $app: the picker shows candidates numbered 1 to 7 (OCR)" picker "$shots" "$box"
+  ocr_later "$TARGET $app: the picker shows candidates numbered 1 to 7 (OCR)" "$kind" "$shots" "$box"
   ocr_later "$TARGET $app: the picker names the highlighted candidate (OCR reads grave after Right)" words "$shots" "$box" 2-right grave
   picker_moves "$app" "$file" "$shots" "$box" picker "picker: focus kept"
 }
@@ -1180,6 +1181,24 @@ ocr_read() {
     crop "$shots-1-open.png" "${w}x$(((h - PICKER_HEADER) * 2 / 5))+$px+$((py + PICKER_HEADER))" "$shots-numbers.png"
     /usr/bin/convert "$shots-numbers.png" -colorspace Gray -threshold 50% "$shots-numbers-grey.png"
     ocr_candidate_numbers "$shots-numbers-grey.png" 8 "$shots-numbers-ocr" 1
+  elif [ "$kind" = fcitx5 ]; then
+    # fcitx5's candidate list: the name, then one row of "1 è 2 é …", dark on light. Read whole,
+    # OCR takes a number and the accented letter beside it for one word (le 2é 36 …); so the row
+    # (the lower half) is cut where its columns are blank, into the numbers and the candidates
+    # in turn, and each number is read alone.
+    crop "$shots-1-open.png" "${w}x$((h / 2))+$px+$((py + h / 2))" "$shots-row.png"
+    /usr/bin/convert "$shots-row.png" -colorspace Gray "$shots-row-grey.png"
+    local runs run a b k=0 digits=()
+    runs=$(/usr/bin/convert "$shots-row-grey.png" -threshold 50% -negate -scale "${w}x1!" -depth 8 txt:- \
+      | awk -F'[,:() ]+' 'NR > 1 { on = $4 > 0; if (on && !prev) s = $1; if (!on && prev) printf "%d-%d ", s, $1 - 1; prev = on }')
+    for run in $runs; do
+      k=$((k + 1)); [ $((k % 2)) = 1 ] || continue
+      a=${run%-*} b=${run#*-}
+      /usr/bin/convert "$shots-row-grey.png" -crop "$((b - a + 5))x$((h / 2))+$((a - 2))+0" +repage -resize 400% \
+        -bordercolor white -border 30 "$shots-number-$k.png"
+      digits+=("$(tesseract "$shots-number-$k.png" - --psm 10 -c tessedit_char_whitelist=0123456789 2> /dev/null | tr -cd '0-9')")
+    done
+    echo "${digits[*]}"
   else
     crop "$shots-1-open.png" "$box" "$shots-box.png"
     # GNOME Shell draws the numbers grey and the candidates white on dark grey: only the grey is
@@ -1229,7 +1248,7 @@ ocr_candidate_numbers() {
 # gnome_picker_check APP FILE: hold e -> GNOME Shell shows IBus's candidates at the entry's
 # caret (in a row below the entry; OCR reads their numbers, 1 to 7), Right moves the highlight, Esc removes them.
 gnome_picker_check() {
-  local app=$1 file=$2 shots=$E2E_OUT/shots/$TARGET-$1 w=0 h=0 px=0 py=0 frame
+  local app=$1 file=$2 kind=${3:-picker} shots=$E2E_OUT/shots/$TARGET-$1 w=0 h=0 px=0 py=0 frame
   mkdir -p "$(dirname "$shots")"
   clear "$app" "$file"
   pointer_away
@@ -1387,7 +1406,49 @@ gnome_phase() {
   else
     log "GNOME Shell is gone or the entry cannot be focused: no ctrl-shift-u cells"
   fi
+  gnome_fcitx5 "$gn"
   gnome_diagnose
+}
+# gnome_fcitx5 DIR: fcitx5 as a GNOME user's input method (started in their session, its GTK
+# module in their programs, as im-config sets it up), with Keyhold's addon: the companion types
+# and shows the picker through fcitx5 rather than the IBus GNOME Shell runs, and the user's
+# fcitx5 input method stays as it was. fcitx5 ends with it (the X11 phase after it is IBus's).
+gnome_fcitx5() {
+  local gn=$1 kuid connects engine app
+  kuid=$(id -u kuser)
+  TARGET=gnome+fcitx5
+  fcitx5_addon_install
+  launch gn-fcitx5 fcitx5 --replace
+  check "fcitx5 runs in kuser's GNOME session, Keyhold's addon loaded (its socket)" \
+    wait_until 60 test -S "/run/user/$kuid/keyhold-fcitx5" || return
+  check "fcitx5 says its input method" wait_until 30 eval '[ -n "$(wl fcitx5-remote -n 2> /dev/null)" ]'
+  engine=$(wl fcitx5-remote -n 2>&1)
+  connects=$(log_count "keyhold-session pid .* of uid $kuid (fcitx5) connected")
+  kuser_ctl set-environment GTK_IM_MODULE=fcitx
+  kuser_ctl start keyhold-session.service
+  check "the companion connects through fcitx5, not GNOME Shell's IBus (fcitx5)" \
+    wait_log 60 "keyhold-session pid .* of uid $kuid (fcitx5) connected" $((connects + 1))
+  check "keyhold status names the method: session (fcitx5)" wait_until 10 status_has "unicode method: session (auto: .*(fcitx5)"
+  launch gn-gtkf env GTK_IM_MODULE=fcitx /usr/bin/python3 "$HERE/gtk-entry.py" "$gn/gtkf.txt" keyhold-gtkf
+  launch gn-vtef env GTK_IM_MODULE=fcitx /usr/bin/python3 "$HERE/vte-terminal.py" "$gn/vtef.txt" keyhold-vtef
+  check "GTK 3 entry with fcitx5's GTK module started" wait_until 90 grep -q ready "$E2E_WORK/gn-gtkf.out"
+  check "VTE terminal with fcitx5's GTK module started" wait_until 90 grep -q ready "$E2E_WORK/gn-vtef.out"
+  check "GNOME Shell shows their windows (fcitx5)" wait_until 90 gnome_windows_shown keyhold-gtkf keyhold-vtef
+  # (named gtk and vte in the cells, which clear and check them as such; their windows' titles
+  # and files end in f)
+  for app in gtk vte; do
+    check "${app}f focused (GNOME, fcitx5)" focus "keyhold-${app}f"
+    type_cells "$app" us "$gn/${app}f.txt"
+    order_cell "$app" us "$gn/${app}f.txt"
+  done
+  check "fcitx5's input method is as before ($engine; fcitx5-remote -n: $(wl fcitx5-remote -n 2>&1))" \
+    test "$(wl fcitx5-remote -n 2>&1)" = "$engine"
+  kuser_ctl stop keyhold-session.service
+  kuser_ctl unset-environment GTK_IM_MODULE
+  ks_journal > "$E2E_OUT/keyhold-session-gnome-fcitx5.log"
+  pkill -u kuser -f "keyhold-gtkf|keyhold-vtef"
+  pkill -u kuser -x fcitx5
+  check "fcitx5 ended, and its addon's socket with it" wait_until 20 eval '! pgrep -u kuser -x fcitx5 > /dev/null && [ ! -e "/run/user/$kuid/keyhold-fcitx5" ]'
 }
 
 # ---- GNOME on X11, after GNOME on Wayland in the same guest: Xorg on the VGA device
@@ -1638,6 +1699,53 @@ kde_phase() {
   check "qti focused (KDE, IBus)" focus keyhold-qti
   type_cells qti us "$kd/qti.txt"
   order_cell qti us "$kd/qti.txt"
+  pkill -u kuser -f "qt-entry.py $kd/qti.txt"
+  kde_fcitx5 "$kd" "$kwinrc"
+}
+# fcitx5_addon_install: Keyhold's fcitx5 addon (make fcitx5-addon's, beside $KEYHOLD) where the
+# package puts it, in fcitx5's addon directory (the guest's root is an overlay)
+fcitx5_addon_install() {
+  local addondir; addondir=$(dirname "$(ls /usr/lib/*/fcitx5/libclassicui.so | head -1)")
+  check "Keyhold's fcitx5 addon where the package puts it ($addondir)" eval '[ -d "$addondir" ] && install -m 0644 "$(dirname "$KEYHOLD")/fcitx5/libkeyhold.so" "$addondir/" \
+    && install -D -m 0644 "$HERE/../../addons/fcitx5/keyhold.conf" /usr/share/fcitx5/addon/keyhold.conf'
+}
+# kde_fcitx5 DIR KWINRC: fcitx5 selected as KWin's input method (as System Settings does it), with
+# Keyhold's addon where the package puts it: the companion types and shows the picker through
+# fcitx5, and the user's engine stays as it was
+kde_fcitx5() {
+  local kd=$1 kwinrc=$2 kuid connects
+  kuid=$(id -u kuser)
+  TARGET=kde+fcitx5
+  kuser_ctl stop keyhold-session.service
+  pkill -u kuser -x ibus-daemon
+  fcitx5_addon_install
+  # kwinrc, then KConfig's change notification (as System Settings' Apply; sent from Python:
+  # gdbus's b'' adds a NUL to the key, which KWin's watcher then does not know)
+  printf '%s\n' "" "[Wayland]" "InputMethod=/usr/share/applications/org.fcitx.Fcitx5.desktop" >> "$kwinrc"
+  wl /usr/bin/python3 -c 'from gi.repository import Gio, GLib
+bus = Gio.bus_get_sync(Gio.BusType.SESSION)
+bus.emit_signal(None, "/kwinrc", "org.kde.kconfig.notify", "ConfigChanged", GLib.Variant("(a{saay})", ({"Wayland": [b"InputMethod"]},)))
+bus.flush_sync()'
+  check "KWin started fcitx5 as its input method" wait_until 60 pgrep -u kuser -x fcitx5 || { kde_diagnose; return; }
+  check "fcitx5 loaded Keyhold's addon (its socket)" wait_until 30 test -S "/run/user/$kuid/keyhold-fcitx5"
+  check "fcitx5 says its input method" wait_until 30 eval '[ -n "$(wl fcitx5-remote -n 2> /dev/null)" ]'
+  local engine; engine=$(wl fcitx5-remote -n 2>&1)
+  connects=$(log_count "keyhold-session pid .* of uid $kuid (fcitx5) connected")
+  kuser_ctl start keyhold-session.service
+  check "the companion connects through fcitx5 (fcitx5)" wait_log 60 "keyhold-session pid .* of uid $kuid (fcitx5) connected" $((connects + 1))
+  check "keyhold status names the method: session (fcitx5)" wait_until 10 status_has "unicode method: session (auto: .*(fcitx5)"
+  check "KWin's input method is still fcitx5 (kwinrc)" grep -qx "InputMethod=/usr/share/applications/org.fcitx.Fcitx5.desktop" "$kwinrc"
+  local app
+  for app in qt gtk konsole; do
+    check "$app focused (KDE, fcitx5)" focus "keyhold-$app"
+    type_cells "$app" us "$kd/$app.txt"
+    order_cell "$app" us "$kd/$app.txt"
+  done
+  focus keyhold-qt
+  picker_check qt "$kd/qt.txt" fcitx5
+  check "fcitx5's input method is as before ($engine; fcitx5-remote -n: $(wl fcitx5-remote -n 2>&1))" \
+    test "$(wl fcitx5-remote -n 2>&1)" = "$engine"
+  journalctl -q --no-pager -o short-monotonic _SYSTEMD_USER_UNIT=keyhold-session.service > "$E2E_OUT/companion-kde-fcitx5.txt" 2>&1
 }
 
 guest() {
@@ -1748,11 +1856,12 @@ guest_group() {
   [ "$E2E_FAILED" -eq 0 ] || DESKTOP_BROKEN+=("$name")
 }
 # GNOME Shell, IBus (with its GTK 3 module, which GTK programs on GNOME's X11 use) and what its
-# phases' applications need: GTK 4, VTE, dconf for the settings.
-GNOME_PKGS="gnome-shell ibus ibus-gtk3 dconf-cli gir1.2-gtk-4.0 gir1.2-vte-2.91"
+# phases' applications need: GTK 4, VTE, dconf for the settings; fcitx5 and its GTK 3 module (a
+# user's own input method).
+GNOME_PKGS="gnome-shell ibus ibus-gtk3 dconf-cli gir1.2-gtk-4.0 gir1.2-vte-2.91 fcitx5 fcitx5-frontend-gtk3"
 # KWin (Plasma 5.27's) with Qt's Wayland platform, Konsole, PyQt5 for a Qt Widgets line edit and a QML TextField,
-# and IBus (a user's input method outside KWin's slot).
-KDE_PKGS="kwin-wayland qtwayland5 konsole ibus python3-pyqt5 python3-pyqt5.qtquick qml-module-qtquick-controls2 qml-module-qtquick-window2"
+# IBus (a user's input method outside KWin's slot) and fcitx5 (one in KWin's slot).
+KDE_PKGS="kwin-wayland qtwayland5 konsole ibus fcitx5 python3-pyqt5 python3-pyqt5.qtquick qml-module-qtquick-controls2 qml-module-qtquick-window2"
 
 # keyhold (not e2e_host --keyhold: built quietly, in .build, not checked) and the companion,
 # which is taken from beside the daemon's binary
