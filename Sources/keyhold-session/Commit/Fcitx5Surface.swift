@@ -3,7 +3,7 @@ import Glibc
 import KeyholdKit
 import KeyholdLinux
 
-/// Commits characters through fcitx5, where it is the user's input method (KDE, GNOME, X11): to
+/// Commits characters through fcitx5, where it is the user's input method in KDE Plasma: to
 /// its focused input context, through Keyhold's addon, which fcitx5 loads at its start
 /// (`Fcitx5Link`). No engine is switched: the user's engine and its composition stay as they
 /// were. fcitx5 handles the addon's lines in its one loop, so its answer to a `sync` sent after a

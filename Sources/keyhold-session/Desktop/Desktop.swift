@@ -11,8 +11,7 @@ import KeyholdLinux
 ///     wlroots         compositor   virtual keyboard         round trip          overlay (layer shell)
 ///     GNOME           either       IBus (panel extension)   keys passing IBus   IBus's lookup table
 ///     KDE Plasma      compositor   KWin's input method      the program's word  KWin's input panel
-///     fcitx5 (KDE, GNOME, X11, where it is the input method)
-///                     either       fcitx5 (Keyhold's addon) keys passing fcitx5 fcitx5's candidate list
+///     KDE with fcitx5 compositor   fcitx5 (Keyhold's addon) keys passing fcitx5 fcitx5's candidate list
 final class Desktop {
     let display: DisplayConnection
     let surface: CommitSurface
@@ -56,9 +55,12 @@ final class Desktop {
                 return Desktop(display: compositor, surface: VirtualKeyboardSurface(display: compositor),
                                ordering: RoundTripOrdering(display: compositor), picker: overlay, overlay: overlay)
             } catch .noVirtualKeyboard {
-                // GNOME and KDE Plasma keep virtual keyboards to their own input methods: the user's
-                // fcitx5 where it is theirs, else IBus (GNOME runs it; elsewhere the user may).
-                if Fcitx5Surface.isChosen(kwinSlot: KDEInputMethodChoice.slot()) {
+                // GNOME and KDE Plasma keep virtual keyboards to their own input methods: in KDE the
+                // user's fcitx5 where it is theirs, else IBus (GNOME runs it; elsewhere the user may).
+                // (Not fcitx5 in GNOME yet: in CI a pick's é went ahead of its BackSpace there. A GTK
+                // program's fcitx5 module likely reports its text as it takes a key, before the
+                // key's change, which then proves nothing of the key.)
+                if desktops.contains("KDE"), Fcitx5Surface.isChosen(kwinSlot: KDEInputMethodChoice.slot()) {
                     return fcitx5(seat: try WaylandDisplay(virtualKeyboard: false))
                 }
                 var limitation: String?
@@ -74,7 +76,6 @@ final class Desktop {
         // would type there too, but the picker would be an overlay of ours and accents would
         // race the keys IBus holds back. Elsewhere IBus is the way where it runs at the start.
         let server = try X11Display()
-        if Fcitx5Surface.isRunning { return fcitx5(seat: server) }
         if desktops.contains("GNOME") || IBusSurface.isRunning { return ibus(seat: server) }
         let overlay = PickerOverlay()
         return Desktop(display: server, surface: XTestSurface(display: server), ordering: XInputOrdering(display: server),
@@ -90,8 +91,7 @@ final class Desktop {
                        picker: IBusLookupTablePicker(ibus: ibus), limitation: limitation)
     }
 
-    /// fcitx5, through Keyhold's addon, with `seat` as the display connection (its keymap, and on
-    /// X11 the focused window and clicks).
+    /// fcitx5, through Keyhold's addon, with `seat` as the display connection (its keymap).
     private static func fcitx5(seat: DisplayConnection) -> Desktop {
         let fcitx5 = Fcitx5Surface()
         return Desktop(display: seat, surface: fcitx5, ordering: Fcitx5Ordering(link: fcitx5.link),
