@@ -1248,7 +1248,7 @@ ocr_candidate_numbers() {
 # gnome_picker_check APP FILE: hold e -> GNOME Shell shows IBus's candidates at the entry's
 # caret (in a row below the entry; OCR reads their numbers, 1 to 7), Right moves the highlight, Esc removes them.
 gnome_picker_check() {
-  local app=$1 file=$2 kind=${3:-picker} shots=$E2E_OUT/shots/$TARGET-$1 w=0 h=0 px=0 py=0 frame
+  local app=$1 file=$2 shots=$E2E_OUT/shots/$TARGET-$1 w=0 h=0 px=0 py=0 frame
   mkdir -p "$(dirname "$shots")"
   clear "$app" "$file"
   pointer_away
