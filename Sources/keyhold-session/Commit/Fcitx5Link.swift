@@ -32,6 +32,8 @@ final class Fcitx5Link {
     private var picks: [Int] = []
     private var nextID: UInt64 = 0
     private var input: [UInt8] = []
+    /// What one read takes from the socket (kept: the ordering reads on every loop turn).
+    private var chunk = [UInt8](repeating: 0, count: 4096)
     private let path: String?
 
     init() {
@@ -82,13 +84,12 @@ final class Fcitx5Link {
     /// Reads what the addon sent (its fd polled readable, or to catch up).
     func read() {
         guard fd >= 0 else { return }
-        var buffer = [UInt8](repeating: 0, count: 4096)
         while fd >= 0 {
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
             if n < 0 && errno == EAGAIN { break }
             guard n > 0 else { disconnect(); return }
-            input += buffer[..<n]
+            input += chunk[..<n]
         }
         var start = 0
         while let end = input[start...].firstIndex(of: UInt8(ascii: "\n")) {
