@@ -11,6 +11,7 @@
 //                       | synced ID | picked INDEX | focus 0 | focus 1 PURPOSE PROGRAM
 //                       | text USEC (the focused program said its text changed, at USEC on
 //                         CLOCK_MONOTONIC)
+// `synced ID` comes once fcitx5 and its compositors have handled everything before the sync.
 // The addon never waits for the companion: one that does not read what it is sent is dropped.
 
 #include <fcntl.h>
@@ -124,7 +125,10 @@ public:
             waylandCreated_ = module->call<fcitx::IWaylandModule::addConnectionCreatedCallback>(
                 [this](const std::string &name, wl_display *display, fcitx::FocusGroup *) { waylands_[name] = display; });
             waylandClosed_ = module->call<fcitx::IWaylandModule::addConnectionClosedCallback>(
-                [this](const std::string &name, wl_display *) { waylands_.erase(name); });
+                [this](const std::string &name, wl_display *display) {
+                    waylands_.erase(name);
+                    waylandClosed(display);
+                });
         }
         if (auto *module = instance_->addonManager().addon("xcb", true)) {
             xcbCreated_ = module->call<fcitx::IXCBModule::addConnectionCreatedCallback>(
@@ -136,6 +140,7 @@ public:
 
     ~KeyholdAddon() override {
         dropClient();
+        for (auto &callback : callbacks_) wl_callback_destroy(callback.first);
         listenEvent_.reset();
         if (listenFd_ >= 0) {
             close(listenFd_);
@@ -203,6 +208,7 @@ private:
         if (clientFd_ >= 0) close(clientFd_);
         clientFd_ = -1;
         input_.clear();
+        syncs_.clear();
     }
 
     void readClient() {
@@ -233,13 +239,66 @@ private:
             flushDisplays();
             send({"committed", message[1]});
         } else if (verb == "sync" && message.size() == 2) {
-            // Everything fcitx5 read before this line it has handled: its loop is one thread.
-            send({"synced", message[1]});
+            startSync(message[1]);
         } else if (verb == "panel" && message.size() >= 3) {
             showPanel(std::atoi(message[1].c_str()), message[2],
                       std::vector<std::string>(message.begin() + 3, message.end()));
         } else if (verb == "hide") {
             hidePanel();
+        }
+    }
+
+    /// `synced ID` once fcitx5 has handled all it read before the line (its loop is one thread)
+    /// and each compositor has handled all fcitx5 sent it before (a wl_display.sync on each
+    /// Wayland connection): the keys fcitx5 passed on are then on their way to the program, not
+    /// waiting in a busy compositor to reach the program together with the character.
+    void startSync(const std::string &id) {
+        uint64_t serial = ++syncSerial_;
+        int remaining = 0;
+        for (auto &display : waylands_) {
+            wl_callback *callback = wl_display_sync(display.second);
+            if (!callback) continue;
+            wl_callback_add_listener(callback, &syncListener, this);
+            callbacks_[callback] = {serial, display.second};
+            wl_display_flush(display.second);
+            remaining++;
+        }
+        if (remaining == 0) { send({"synced", id}); return; }
+        syncs_[serial] = {id, remaining};
+    }
+
+    static void syncDone(void *data, wl_callback *callback, uint32_t) {
+        static_cast<KeyholdAddon *>(data)->compositorSynced(callback);
+    }
+    static constexpr wl_callback_listener syncListener = {syncDone};
+
+    void compositorSynced(wl_callback *callback) {
+        auto found = callbacks_.find(callback);
+        if (found == callbacks_.end()) return;
+        uint64_t serial = found->second.first;
+        callbacks_.erase(found);
+        wl_callback_destroy(callback);
+        answerSync(serial);
+    }
+
+    /// One of a sync's compositors answered (or its connection closed): the last one answers it.
+    void answerSync(uint64_t serial) {
+        auto sync = syncs_.find(serial);
+        if (sync == syncs_.end()) return;   // its companion has gone
+        if (--sync->second.second > 0) return;
+        std::string id = sync->second.first;
+        syncs_.erase(sync);
+        send({"synced", id});
+    }
+
+    /// A Wayland connection closed: its syncs will not be answered by it. (Its callbacks go with
+    /// the connection.)
+    void waylandClosed(wl_display *display) {
+        for (auto it = callbacks_.begin(); it != callbacks_.end();) {
+            if (it->second.second != display) { ++it; continue; }
+            uint64_t serial = it->second.first;
+            it = callbacks_.erase(it);
+            answerSync(serial);
         }
     }
 
@@ -320,6 +379,11 @@ private:
     int clientFd_ = -1;
     std::string input_;
     uint64_t keys_ = 0;
+    /// The syncs under way (their ids and how many compositors have yet to answer), and the
+    /// compositors' callbacks (which sync, on which connection).
+    uint64_t syncSerial_ = 0;
+    std::unordered_map<uint64_t, std::pair<std::string, int>> syncs_;
+    std::unordered_map<wl_callback *, std::pair<uint64_t, wl_display *>> callbacks_;
     fcitx::TrackableObjectReference<fcitx::InputContext> panel_;
     std::unique_ptr<fcitx::EventSourceIO> listenEvent_, clientEvent_;
     std::vector<std::unique_ptr<fcitx::HandlerTableEntry<fcitx::EventHandler>>> watchers_;
