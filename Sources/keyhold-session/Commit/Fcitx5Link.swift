@@ -26,9 +26,12 @@ final class Fcitx5Link {
     private(set) var focusChanges = 0
     /// Counts the focus's moves (`ProgramTextAnswer`).
     private(set) var focusGeneration: UInt32 = 0
-    /// When the focused program last said its text changed (µs, CLOCK_MONOTONIC); 0: not since
-    /// it got the focus.
+    /// When the focused program last said its text changed after a key (µs, CLOCK_MONOTONIC); 0:
+    /// not since it got the focus. What comes before a key is no answer to one: KWin passes a
+    /// program's text on as it gets the focus, Konsole's too, which then says nothing.
     private(set) var lastTextUpdate: Int64 = 0
+    /// `keys` when the focus last moved.
+    private var keysAtFocus: UInt64 = 0
     private var picks: [Int] = []
     private var nextID: UInt64 = 0
     private var input: [UInt8] = []
@@ -51,7 +54,7 @@ final class Fcitx5Link {
         guard fd < 0, let path else { return fd >= 0 }
         guard let s = Self.open(path) else { return false }
         fd = s
-        version = nil; keys = 0; focus = .none; synced = 0; lastTextUpdate = 0; input.removeAll(); picks.removeAll()
+        version = nil; keys = 0; keysAtFocus = 0; focus = .none; synced = 0; lastTextUpdate = 0; input.removeAll(); picks.removeAll()
         nextID = 0
         Log.info("connected to fcitx5's keyhold addon (\(path))")
         return true
@@ -118,9 +121,10 @@ final class Fcitx5Link {
                 focusChanges += 1
                 focusGeneration &+= 1
                 lastTextUpdate = 0
+                keysAtFocus = keys
             }
             focus = now
-        case ("text", 2):
+        case ("text", 2) where keys != keysAtFocus:
             lastTextUpdate = max(lastTextUpdate, Int64(message[1]) ?? 0)
         default:
             break

@@ -52,7 +52,7 @@ final class KWinOrdering: KeyOrdering {
             let answered = khim_last_state_update(im) >= writtenAt
             // CharacterTyper tells the daemon every second that the character still waits.
             if khim_active(im) == 1 && !answered && now < end { return .waiting(until: end, tellDaemon: false) }
-            answer.finished(answered: answered, focusGeneration: khim_focus_generation(im))
+            answer.finished(answered: answered, delay: khim_last_state_update(im) - writtenAt, focusGeneration: khim_focus_generation(im))
             Log.debug(answered ? "the program answered the keys \(khim_last_state_update(im) - writtenAt) µs after them"
                                : "the program did not answer the keys within \(end - writtenAt) µs")
             phase = .idle
