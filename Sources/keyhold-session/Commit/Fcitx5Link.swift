@@ -43,7 +43,7 @@ final class Fcitx5Link {
         path = environment("XDG_RUNTIME_DIR").map { $0 + "/keyhold-fcitx5" }
     }
 
-    deinit { disconnect() }
+    deinit { disconnect(stopping: true) }
 
     var isConnected: Bool { fd >= 0 }
 
@@ -75,13 +75,16 @@ final class Fcitx5Link {
         return s
     }
 
-    func disconnect() {
+    /// Closes the connection; `stopping`: the companion stops, and nothing falls back.
+    func disconnect(stopping: Bool = false) {
         guard fd >= 0 else { return }
         close(fd)
         fd = -1
         if focus != .none { focusChanges += 1 }
         focus = .none
-        Log.notice("the fcitx5 addon's connection ended; characters fall back to the daemon's method until it is back")
+        if !stopping {
+            Log.notice("the fcitx5 addon's connection ended; characters fall back to the daemon's method until it is back")
+        }
     }
 
     /// Reads what the addon sent (its fd polled readable, or to catch up).

@@ -77,7 +77,7 @@ final class Fcitx5Surface: CommitSurface {
 
     func takeFocusChanges() -> Int { link.takeFocusChanges() }
 
-    func restore() { link.disconnect() }
+    func restore() { link.disconnect(stopping: true) }
 
     var retryAt: Int64? { link.isConnected ? nil : connectAt / 1000 }
     var limitation: String? { link.isConnected ? nil : Self.unreachable }
