@@ -54,12 +54,15 @@ class CandidateListPicker: CandidatePicker {
     /// `selected`: the callout's index, 0 for the base character.
     private func show(selected: Int) {
         guard !candidates.isEmpty || !auxiliary.isEmpty else { return }
-        // NULL-terminated, so never empty (a search may find nothing).
-        var pointers = candidates.map { UnsafePointer(strdup($0)) } + [nil]
+        present(base: base, candidates: candidates, selected: selected, auxiliary: auxiliary)
+    }
+
+    /// `strings` as the C side takes a list: an array of C strings (NULL-terminated, so never
+    /// empty: a search may find nothing) and its count, for the length of `body`.
+    static func withCStrings(_ strings: [String], _ body: (UnsafeMutablePointer<UnsafePointer<CChar>?>, Int32) -> Void) {
+        var pointers = strings.map { UnsafePointer(strdup($0)) } + [nil]
         defer { pointers.forEach { free(UnsafeMutablePointer(mutating: $0)) } }
-        pointers.withUnsafeMutableBufferPointer {
-            present(base: base, candidates: $0.baseAddress!, count: Int32(candidates.count), selected: selected, auxiliary: auxiliary)
-        }
+        pointers.withUnsafeMutableBufferPointer { body($0.baseAddress!, Int32(strings.count)) }
     }
 
     func hide() {
@@ -68,9 +71,9 @@ class CandidateListPicker: CandidatePicker {
         dismiss()
     }
 
-    /// Shows the list (C strings for the C side), `selected` 0 for the base character ("": a
-    /// search, with none); `auxiliary` goes above the candidates (the highlighted one's name).
-    func present(base: String, candidates: UnsafeMutablePointer<UnsafePointer<CChar>?>, count: Int32, selected: Int, auxiliary: String) {}
+    /// Shows the list, `selected` 0 for the base character ("": a search, with none);
+    /// `auxiliary` goes above the candidates (the highlighted one's name).
+    func present(base: String, candidates: [String], selected: Int, auxiliary: String) {}
     /// Takes the list away.
     func dismiss() {}
 

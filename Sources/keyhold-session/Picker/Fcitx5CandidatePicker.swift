@@ -6,10 +6,8 @@ final class Fcitx5CandidatePicker: CandidateListPicker {
 
     init(link: Fcitx5Link) { self.link = link }
 
-    override func present(base: String, candidates: UnsafeMutablePointer<UnsafePointer<CChar>?>, count: Int32, selected: Int,
-                           auxiliary: String) {
-        let list = (0..<Int(count)).map { String(cString: candidates[$0]!) }
-        link.send(["panel", String(selected - 1), auxiliary] + list)
+    override func present(base: String, candidates: [String], selected: Int, auxiliary: String) {
+        link.send(["panel", String(selected - 1), auxiliary] + candidates)
     }
 
     override func dismiss() { link.send(["hide"]) }

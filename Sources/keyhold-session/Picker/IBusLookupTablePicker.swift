@@ -8,11 +8,10 @@ final class IBusLookupTablePicker: CandidateListPicker {
 
     init(ibus: IBusSurface) { self.ibus = ibus }
 
-    override func present(base: String, candidates: UnsafeMutablePointer<UnsafePointer<CChar>?>, count: Int32, selected: Int,
-                           auxiliary: String) {
+    override func present(base: String, candidates: [String], selected: Int, auxiliary: String) {
         // The table's cursor: -1, none, on the base. The highlighted one's name (a search's query
         // before it): IBus's auxiliary text, which the panel shows above the candidates.
-        khi_show_table(ibus.state.pointer, candidates, count, Int32(selected - 1), auxiliary)
+        Self.withCStrings(candidates) { khi_show_table(ibus.state.pointer, $0, $1, Int32(selected - 1), auxiliary) }
     }
 
     override func dismiss() { khi_hide_table(ibus.state.pointer) }

@@ -9,10 +9,11 @@ final class KWinPanelPicker: CandidateListPicker {
 
     init(method: KWinSurface) { self.method = method }
 
-    override func present(base: String, candidates: UnsafeMutablePointer<UnsafePointer<CChar>?>, count: Int32, selected: Int,
-                           auxiliary: String) {
-        if khim_show_picker(method.state.pointer, base, candidates, count, Int32(selected), auxiliary) != 0 {
-            Log.debug("the picker cannot be drawn (no input panel)")
+    override func present(base: String, candidates: [String], selected: Int, auxiliary: String) {
+        Self.withCStrings(candidates) {
+            if khim_show_picker(method.state.pointer, base, $0, $1, Int32(selected), auxiliary) != 0 {
+                Log.debug("the picker cannot be drawn (no input panel)")
+            }
         }
     }
 
