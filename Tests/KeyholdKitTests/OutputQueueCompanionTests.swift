@@ -44,6 +44,31 @@ final class OutputQueueCompanionTests: XCTestCase {
         queue.drain()
     }
 
+    /// The companion is told when the last key that changes text was written, to wait for the
+    /// program's word about it; keys that change nothing (AltGr alone, Ctrl+S, F4) get no word,
+    /// and a character after them alone is told nothing.
+    func testKeysWrittenAtCountsOnlyKeysThatChangeText() {
+        let (queue, desktop) = make()
+        desktop.answerAtOnce = queue
+        func type(_ text: String, handedOffAt microseconds: Int64) {
+            batch(queue, text, fallback: [])
+            desktop.clock = Timestamp(microseconds: microseconds)
+            queue.drain()
+        }
+        tap(queue, .rightAlt)
+        type("€", handedOffAt: 10_000)
+        queue.send(.leftCtrl, .down); tap(queue, .s); queue.send(.leftCtrl, .up)
+        type("a", handedOffAt: 20_000)
+        tap(queue, KeyCode(62))   // F4
+        type("b", handedOffAt: 30_000)
+        tap(queue, .e)
+        type("c", handedOffAt: 40_000)
+        tap(queue, .backspace)
+        type("d", handedOffAt: 50_000)
+        XCTAssertEqual(desktop.requests.map { $0.text }, ["€", "a", "b", "c", "d"])
+        XCTAssertEqual(desktop.requests.map { $0.keysWrittenAt }, [nil, nil, nil, Timestamp(microseconds: 30_000), Timestamp(microseconds: 40_000)])
+    }
+
     /// x, é, y z: é waits for x to settle, y and z wait for é's acknowledgement.
     func testHandOffKeepsItsPlace() {
         let (queue, desktop) = make()

@@ -75,6 +75,25 @@ public extension KeyCode {
     static let delete = KeyCode(111)
     static let leftMeta = KeyCode(125), rightMeta = KeyCode(126), compose = KeyCode(127)
 
+    /// Whether a press of it (no Ctrl, Alt or Meta held) changes a text field's text: the typing
+    /// keys of the main block and the keypad, Space, Tab, Enter, BackSpace and Delete; not
+    /// modifiers, Esc, function, navigation or media keys, which a program may take and say
+    /// nothing of its text.
+    @inline(__always) var editsText: Bool {
+        switch rawValue {
+        case 2...28, 30...41, 43...53, 55, 57, 71...83, 86, 89, 96, 98, 111, 117, 118, 121, 124: return true
+        default: return false
+        }
+    }
+
+    /// Ctrl, Alt and Meta, which make a typing key a shortcut (not AltGr: it types characters).
+    @inline(__always) var makesShortcuts: Bool {
+        switch rawValue {
+        case 29, 97, 56, 125, 126: return true
+        default: return false
+        }
+    }
+
     /// Keypad digits 0...9, as typed for the console Unicode method.
     static let keypadDigits: [KeyCode] = [kp0, kp1, kp2, kp3, kp4, kp5, kp6, kp7, kp8, kp9]
 

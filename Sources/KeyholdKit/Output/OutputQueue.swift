@@ -2,8 +2,10 @@
 /// queue's `acknowledge(_:)` with the same id once the desktop has it. `after`: how many key
 /// transitions the queue had written to the device by then (`writtenCount`); the companion types
 /// only once the desktop has delivered those (an X server reads the device on its own thread).
-/// `keysWrittenAt`: when the last of them was written (nil before any), for a companion that
-/// waits for the program's own answer to them (KWin's input method).
+/// `keysWrittenAt`: when the last of them that changes text was written (nil when none did since
+/// the last hand-off: a modifier, a function key or a shortcut may change nothing, and get no
+/// answer), for a companion that waits for the program's own answer to them (KWin's input
+/// method, fcitx5).
 public protocol OutputCompanion: AnyObject {
     func type(_ text: String, id: UInt64, after: UInt64, keysWrittenAt: Timestamp?)
     /// Whether it commits whole strings to the focused program (an input method such as IBus)
@@ -109,6 +111,10 @@ public final class OutputQueue: TextHandOffOutput {
     private var burstStart: Timestamp?
     private var burstCount = 0
     private var lastWrite: Timestamp?
+    /// When the last key press that changes text was written since the last hand-off.
+    private var lastEditWrite: Timestamp?
+    /// Ctrl, Alt and Meta keys written down and not yet up (a typing key is a shortcut then).
+    private var shortcutKeysDown = 0
     /// The hand-off the companion has not acknowledged yet.
     private var inFlight: (id: UInt64, sent: Timestamp, deadline: Timestamp, text: String, fallback: [KeyTransition],
                            companion: OutputCompanion, written: Bool)?
@@ -234,7 +240,9 @@ public final class OutputQueue: TextHandOffOutput {
                 let id = nextID
                 nextID &+= 1
                 inFlight = (id, now, now.adding(microseconds: acknowledgementTimeoutMicroseconds), text, fallback, companion, false)
-                companion.type(text, id: id, after: writtenCount, keysWrittenAt: lastWrite)
+                let editedAt = lastEditWrite
+                lastEditWrite = nil
+                companion.type(text, id: id, after: writtenCount, keysWrittenAt: editedAt)
                 if inFlight != nil { return }   // not acknowledged from within `type`
             }
         }
@@ -313,6 +321,11 @@ public final class OutputQueue: TextHandOffOutput {
         burstCount += 1
         if !uncountedKeys.contains(transition.key) { writtenCount &+= 1 }
         lastWrite = now
+        if transition.key.makesShortcuts {
+            if transition.state == .down { shortcutKeysDown += 1 } else if transition.state == .up { shortcutKeysDown = max(0, shortcutKeysDown - 1) }
+        } else if transition.state != .up, shortcutKeysDown == 0, transition.key.editsText {
+            lastEditWrite = now
+        }
         sink.send(transition.key, transition.state)
     }
 }

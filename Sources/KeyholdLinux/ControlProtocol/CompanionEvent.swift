@@ -21,8 +21,8 @@ import KeyholdKit
 ///     {"event":"reload-settings"}                      its user ran `keyhold reload`
 ///
 /// `type`: type `text` once the desktop has delivered `after` of the virtual keyboard's key
-/// transitions since the previous character (or since `active`), the last of them written at
-/// `written_at` (CLOCK_MONOTONIC µs; only with `after` above 0); then `typed` (written), `typed`
+/// transitions since the previous character (or since `active`), the last of them that changes
+/// text written at `written_at` (CLOCK_MONOTONIC µs; only where one did); then `typed` (written), `typed`
 /// (delivered), or `untyped`, with `waiting` meanwhile while the desktop is busy.
 public enum CompanionEvent: Equatable, Sendable {
     case accepted

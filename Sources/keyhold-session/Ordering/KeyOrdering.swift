@@ -3,7 +3,8 @@ import KeyholdLinux
 /// Keeps a character behind the keys Keyhold wrote before it. The daemon writes those keys to its
 /// virtual keyboard and hands the character to the companion, whose way into the program is
 /// another one: before committing, the companion waits for proof that the desktop has taken the
-/// keys (`after` of them since the last character, the last written at `writtenAt`). Each desktop
+/// keys (`after` of them since the last character, the last that changes text written at
+/// `writtenAt`). Each desktop
 /// proves it differently: the X server counts them (`XInputOrdering`), a wlroots compositor has
 /// read them by its answer to a round trip (`RoundTripOrdering`), IBus answers them
 /// (`IBusOrdering`), a Qt or GTK program under KWin speaks of its text (`KWinOrdering`).
@@ -17,8 +18,8 @@ protocol KeyOrdering: AnyObject {
     /// Counts from zero again: the daemon writes nothing while a character is unanswered, so
     /// each count stands alone.
     func resetCount()
-    /// Begins the wait for `count` key transitions, the last written at `writtenAt` (CLOCK_MONOTONIC
-    /// µs, when the daemon says); `now` in µs.
+    /// Begins the wait for `count` key transitions, the last that changes text written at
+    /// `writtenAt` (CLOCK_MONOTONIC µs; nil: none did); `now` in µs.
     func start(count: UInt64, writtenAt: Int64?, now: Int64) throws(DisplayLost)
     /// How far the wait got at `now` (µs).
     func check(now: Int64) throws(DisplayLost) -> OrderingState
