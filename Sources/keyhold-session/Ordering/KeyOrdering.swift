@@ -4,10 +4,10 @@ import KeyholdLinux
 /// virtual keyboard and hands the character to the companion, whose way into the program is
 /// another one: before committing, the companion waits for proof that the desktop has taken the
 /// keys (`after` of them since the last character, the last that changes text written at
-/// `writtenAt`). Each desktop
-/// proves it differently: the X server counts them (`XInputOrdering`), a wlroots compositor has
-/// read them by its answer to a round trip (`RoundTripOrdering`), IBus answers them
-/// (`IBusOrdering`), a Qt or GTK program under KWin speaks of its text (`KWinOrdering`).
+/// `writtenAt`). Each desktop proves it differently: the X server counts them (`XInputOrdering`),
+/// a wlroots compositor has read them by its answer to a round trip (`RoundTripOrdering`), IBus
+/// answers them (`IBusOrdering`), a Qt or GTK program under KWin speaks of its text
+/// (`KWinOrdering`), fcitx5 counts them (`Fcitx5Ordering`).
 ///
 /// Nothing waits: `start` begins, and `check`, called whenever the companion's loop wakes (the
 /// display, the daemon, a timer), says how far it got.
