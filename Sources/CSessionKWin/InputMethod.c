@@ -13,8 +13,20 @@ static void note_state_update(struct khim_state *s) {
 }
 
 static void context_surrounding_text(void *data, struct zwp_input_method_context_v1 *c, const char *t, uint32_t cursor, uint32_t anchor) {
-    (void)c; (void)t; (void)cursor; (void)anchor;
-    note_state_update(data);
+    (void)c;
+    struct khim_state *s = data;
+    uint64_t digest = 0xcbf29ce484222325ULL;
+    for (const unsigned char *p = (const unsigned char *)(t ? t : ""); *p; p++) digest = (digest ^ *p) * 0x100000001b3ULL;
+    digest = (digest ^ cursor) * 0x100000001b3ULL;
+    digest = (digest ^ anchor) * 0x100000001b3ULL;
+    if (s->text_events > 0 && digest != s->text_digest) s->text_changes++;
+    s->text_events++;
+    s->text_digest = digest;
+    // KWin passes a program's text on as it takes the focus and again as the program states it
+    // (with a commit_state too): Konsole's came 5 times with 1 change, then nothing after keys; a
+    // Qt or GTK field had changed 7 times and more by its first pick. A program speaks of its
+    // text once it changed twice.
+    if (s->text_changes >= 2) note_state_update(s);
 }
 static void context_reset(void *d, struct zwp_input_method_context_v1 *c) { (void)d; (void)c; }
 static void context_content_type(void *data, struct zwp_input_method_context_v1 *c, uint32_t hint, uint32_t p) {
@@ -31,7 +43,7 @@ static void context_commit_state(void *data, struct zwp_input_method_context_v1 
     (void)c;
     struct khim_state *s = data;
     s->serial = serial;
-    note_state_update(s);
+    if (s->text_changes >= 2) note_state_update(s);   // as a surrounding text (above)
 }
 static void context_preferred_language(void *d, struct zwp_input_method_context_v1 *c, const char *l) { (void)d; (void)c; (void)l; }
 static const struct zwp_input_method_context_v1_listener context_listener = {
@@ -48,6 +60,8 @@ static void method_activate(void *data, struct zwp_input_method_v1 *m, struct zw
     s->serial = 0;
     s->purpose = 0;
     s->last_state_update = 0;
+    s->text_events = 0;
+    s->text_changes = 0;
     zwp_input_method_context_v1_add_listener(c, &context_listener, s);
     s->focus_changes++;
     s->focus_generation++;

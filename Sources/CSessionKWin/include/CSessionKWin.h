@@ -47,6 +47,10 @@ struct khim_state {
     // When the focused program last told KWin of its text (CLOCK_MONOTONIC µs; 0: not since it
     // got the focus).
     int64_t last_state_update;
+    // Since the focus came: surrounding texts KWin passed on, and how many differed from the one
+    // before (a digest of text, cursor and anchor).
+    int text_events, text_changes;
+    uint64_t text_digest;
     struct kpp_state picker;
 };
 
@@ -61,7 +65,9 @@ int khim_active(const struct khim_state *s);
 int khim_purpose(const struct khim_state *s);
 // When the focused program last told KWin of its text input's state (its text, its cursor: a
 // text-input state update, passed on as surrounding_text and commit_state), CLOCK_MONOTONIC µs;
-// 0 when it has sent none since it got the focus.
+// 0 when it has sent none since it got the focus. An update counts once the text has changed
+// twice since the focus came: KWin passes one on as a program takes the focus, and again as the
+// program states it (Konsole, which then says nothing of keys).
 int64_t khim_last_state_update(const struct khim_state *s);
 // Changes whenever a text input gains or loses the focus.
 unsigned khim_focus_generation(const struct khim_state *s);
