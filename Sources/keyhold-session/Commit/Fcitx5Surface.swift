@@ -6,8 +6,9 @@ import KeyholdLinux
 /// Commits characters through fcitx5, where it is the user's input method in KDE Plasma: to
 /// its focused input context, through Keyhold's addon, which fcitx5 loads at its start
 /// (`Fcitx5Link`). No engine is switched: the user's engine and its composition stay as they
-/// were. fcitx5 handles the addon's lines in its one loop, so its answer to a `sync` sent after a
-/// commit says the commit went to the program's frontend.
+/// were. fcitx5 handles the addon's lines in its one loop, and the addon answers a `sync` once the
+/// compositor has handled what fcitx5 sent before it: its answer to one sent after a commit says
+/// the commit went on to the program.
 final class Fcitx5Surface: CommitSurface {
     let backend = "fcitx5"
     let capabilities: CompanionCapabilities = [.commitsText]
@@ -26,7 +27,7 @@ final class Fcitx5Surface: CommitSurface {
     }
 
     /// Whether fcitx5 runs in the session: its addon answers, or it holds its bus name.
-    static var isRunning: Bool { Fcitx5Link.isListening || khs_bus_name_has_owner("org.fcitx.Fcitx5") == 1 }
+    private static var isRunning: Bool { Fcitx5Link.isListening || khs_bus_name_has_owner("org.fcitx.Fcitx5") == 1 }
 
     /// Whether fcitx5 is the user's input method, running or not yet (a login starts it beside
     /// the companion): it runs, KWin's slot names it, or the session's environment does.

@@ -39,7 +39,8 @@ struct ProgramTextAnswer {
     }
 
     /// How long after its keys a character waits for the focused program's state update: for a
-    /// program that speaks of its text (it has sent a state update since it got the focus), until
+    /// program that speaks of its text (its link counted an update since it got the focus: after
+    /// a key through fcitx5, once its text changed twice through KWin), until
     /// it answers, however busy it is, up to `busyLimit` (the daemon waits 10 s while it is told
     /// the character still waits; Qt and GTK fields in the test guest's KDE answered 110–570 ms
     /// after the daemon wrote the keys, a stopped one as late as it was stopped); at least
